@@ -1,0 +1,131 @@
+/* OpenCL backend: ABI entry, probe and the hook table. Every platform and
+ * device the Khronos ICD loader reaches becomes an xgpu device. */
+#include "cl_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const xgpu_core_services *cl__services;
+
+static xgpu_status cl_probe(const xgpu_core_services *services, void **state, char *reason,
+                            size_t reason_size) {
+    cl__services = services;
+    *state = NULL;
+    cl_uint nplat = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &nplat);
+    if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && nplat == 0)) {
+        snprintf(reason, reason_size,
+                 "the OpenCL ICD loader found no platform: no driver is registered in "
+                 "/etc/OpenCL/vendors (or OCL_ICD_VENDORS); install a vendor's OpenCL "
+                 "driver, or pocl-opencl-icd for the CPU");
+        return XGPU_ERROR_NO_DEVICE;
+    }
+    if (err != CL_SUCCESS) {
+        snprintf(reason, reason_size, "clGetPlatformIDs failed: %s (%d)", cl__error_name(err),
+                 (int)err);
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    cl_platform_id *plats = calloc(nplat, sizeof *plats);
+    cl_state *st = calloc(1, sizeof *st);
+    if (!plats || !st || clGetPlatformIDs(nplat, plats, NULL) != CL_SUCCESS) {
+        free(plats);
+        free(st);
+        snprintf(reason, reason_size, "out of host memory or platform list changed");
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    for (cl_uint p = 0; p < nplat; p++) {
+        cl_uint ndev = 0;
+        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
+        if (err != CL_SUCCESS || ndev == 0) {
+            services->log(CL_BACKEND_NAME, XGPU_LOG_DEBUG, "platform %u: no devices (%s)", p,
+                          cl__error_name(err));
+            continue;
+        }
+        cl_device_id *devs = realloc(st->devices, (st->count + ndev) * sizeof *devs);
+        cl_platform_id *owners = realloc(st->platforms, (st->count + ndev) * sizeof *owners);
+        if (devs) {
+            st->devices = devs;
+        }
+        if (owners) {
+            st->platforms = owners;
+        }
+        if (!devs || !owners) {
+            break;
+        }
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, st->devices + st->count, NULL) !=
+            CL_SUCCESS) {
+            continue;
+        }
+        for (cl_uint d = 0; d < ndev; d++) {
+            st->platforms[st->count + d] = plats[p];
+        }
+        st->count += ndev;
+    }
+    free(plats);
+    if (st->count == 0) {
+        snprintf(reason, reason_size,
+                 "%u OpenCL platform(s) found, but none has a device; check the vendor "
+                 "driver's installation",
+                 nplat);
+        free(st->devices);
+        free(st->platforms);
+        free(st);
+        return XGPU_ERROR_NO_DEVICE;
+    }
+    *state = st;
+    return XGPU_SUCCESS;
+}
+
+static uint32_t cl_device_count(void *state) {
+    return ((cl_state *)state)->count;
+}
+
+static xgpu_status cl_get_device_info(void *state, uint32_t index, xgpu_device_info *info) {
+    cl_state *st = state;
+    return cl__device_info(st->devices[index], st->platforms[index], info);
+}
+
+static const xgpu_backend_ops cl_ops = {
+    .size = sizeof(xgpu_backend_ops),
+    .abi_version = 1,
+    .name = CL_BACKEND_NAME,
+    .dialect = XGPU_DIALECT_OPENCL,
+    .probe = cl_probe,
+    .device_count = cl_device_count,
+    .device_info = cl_get_device_info,
+    .context_create = cl__context_create,
+    .context_release = cl__context_release,
+    .queue_create = cl__queue_create,
+    .queue_release = cl__queue_release,
+    .queue_finish = cl__queue_finish,
+    .buffer_create = cl__buffer_create,
+    .buffer_release = cl__buffer_release,
+    .buffer_write = cl__buffer_write,
+    .buffer_read = cl__buffer_read,
+    .buffer_copy = cl__buffer_copy,
+    .buffer_fill = cl__buffer_fill,
+    .host_alloc = cl__host_alloc,
+    .host_free = cl__host_free,
+    .program_build = cl__program_build,
+    .program_release = cl__program_release,
+    .kernel_create = cl__kernel_create,
+    .kernel_release = cl__kernel_release,
+    .launch = cl__launch,
+    .queue_record_event = cl__queue_record_event,
+    .event_wait = cl__event_wait,
+    .event_elapsed_ms = cl__event_elapsed_ms,
+    .event_release = cl__event_release,
+};
+
+__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
+                                                                      xgpu_negotiate_out *out);
+
+xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
+    if (!in || !out || in->core_abi_version < 1) {
+        return XGPU_ERROR_ABI_MISMATCH;
+    }
+    out->abi_version = 1; /* the newest this backend speaks */
+    out->ops = &cl_ops;
+    return XGPU_SUCCESS;
+}

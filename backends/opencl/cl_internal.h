@@ -1,0 +1,76 @@
+/* OpenCL backend internals, shared by its source files. */
+#ifndef XGPU_CL_INTERNAL_H
+#define XGPU_CL_INTERNAL_H
+
+#include "xgpu_backend.h"
+
+#include <CL/cl.h>
+#include <pthread.h>
+
+#define CL_BACKEND_NAME "opencl"
+
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
+typedef struct cl_state {
+    cl_device_id *devices;
+    cl_platform_id *platforms; /* platform of each device */
+    uint32_t count;
+} cl_state;
+
+typedef struct cl_ctx {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue internal; /* maps pinned host memory */
+} cl_ctx;
+
+typedef struct cl_kern {
+    cl_kernel kernel;
+    /* clSetKernelArg + enqueue must not interleave between threads. */
+    pthread_mutex_t lock;
+} cl_kern;
+
+extern const xgpu_core_services *cl__services;
+
+/* "CL_OUT_OF_RESOURCES"; "CL_UNKNOWN_ERROR" when not in the table. */
+const char *cl__error_name(cl_int err);
+/* Records a failed OpenCL call and returns the matching xgpu status. */
+xgpu_status cl__fail(cl_int err, const char *call, const char *detail);
+
+xgpu_status cl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info);
+
+/* cl_memory.c */
+xgpu_status cl__context_create(void *state, uint32_t index, void **context);
+void cl__context_release(void *context);
+xgpu_status cl__queue_create(void *context, void **queue);
+void cl__queue_release(void *queue);
+xgpu_status cl__queue_finish(void *queue);
+xgpu_status cl__buffer_create(void *context, size_t size, void **buffer);
+void cl__buffer_release(void *buffer);
+xgpu_status cl__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
+                             bool blocking, void **event);
+xgpu_status cl__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
+                            bool blocking, void **event);
+xgpu_status cl__buffer_copy(void *queue, void *src, size_t src_offset, void *dst, size_t dst_offset,
+                            size_t size, void **event);
+xgpu_status cl__buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
+                            const void *pattern, size_t pattern_size, void **event);
+xgpu_status cl__host_alloc(void *context, size_t size, void **handle, void **ptr);
+void cl__host_free(void *context, void *handle);
+xgpu_status cl__queue_record_event(void *queue, void **event);
+xgpu_status cl__event_wait(void *event);
+xgpu_status cl__event_elapsed_ms(void *start, void *end, double *ms);
+void cl__event_release(void *event);
+
+/* cl_program.c */
+xgpu_status cl__program_build(void *context, const char *source, const char *options,
+                              void **program, char **log);
+void cl__program_release(void *program);
+xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
+                              xgpu_kernel_props *props);
+void cl__kernel_release(void *kernel);
+xgpu_status cl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                       const xgpu_backend_arg *args, void **event);
+
+#endif

@@ -1,0 +1,145 @@
+/* OpenCL programs, kernels and launches. */
+#include "cl_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The build log, or NULL when it is empty or blank. */
+static char *build_log(cl_program prog, cl_device_id dev) {
+    size_t size = 0;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS ||
+        size < 2) {
+        return NULL;
+    }
+    char *log = calloc(size + 1, 1);
+    if (!log ||
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    bool blank = true;
+    for (const char *p = log; *p && blank; p++) {
+        blank = isspace((unsigned char)*p) != 0;
+    }
+    if (blank) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+xgpu_status cl__program_build(void *context, const char *source, const char *options,
+                              void **program, char **log) {
+    cl_ctx *c = context;
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(c->context, 1, &source, NULL, &err);
+    if (err != CL_SUCCESS) {
+        return cl__fail(err, "clCreateProgramWithSource", NULL);
+    }
+    err = clBuildProgram(prog, 1, &c->device, options, NULL, NULL);
+    *log = build_log(prog, c->device);
+    if (err != CL_SUCCESS) {
+        clReleaseProgram(prog);
+        return cl__fail(err, "clBuildProgram", err == CL_INVALID_BUILD_OPTIONS ? options : NULL);
+    }
+    *program = prog;
+    return XGPU_SUCCESS;
+}
+
+void cl__program_release(void *program) {
+    clReleaseProgram(program);
+}
+
+xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
+                              xgpu_kernel_props *props) {
+    cl_kern *k = calloc(1, sizeof *k);
+    if (!k) {
+        return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                   "kernel: malloc failed");
+    }
+    cl_int err;
+    k->kernel = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) {
+        free(k);
+        if (err == CL_INVALID_KERNEL_NAME) {
+            return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, err,
+                                       cl__error_name(err),
+                                       "no kernel named '%s' in the program (clCreateKernel: %s)",
+                                       name, cl__error_name(err));
+        }
+        return cl__fail(err, "clCreateKernel", name);
+    }
+    cl_device_id dev = NULL;
+    cl_context ctx = NULL;
+    clGetKernelInfo(k->kernel, CL_KERNEL_CONTEXT, sizeof ctx, &ctx, NULL);
+    clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
+    size_t wg = 0;
+    cl_ulong local = 0;
+    clGetKernelWorkGroupInfo(k->kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    clGetKernelWorkGroupInfo(k->kernel, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    props->max_group_size = wg;
+    props->static_local_bytes = local;
+    pthread_mutex_init(&k->lock, NULL);
+    *kernel = k;
+    return XGPU_SUCCESS;
+}
+
+void cl__kernel_release(void *kernel) {
+    cl_kern *k = kernel;
+    clReleaseKernel(k->kernel);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+static cl_int set_args(cl_kernel kernel, size_t count, const xgpu_backend_arg *args,
+                       size_t *failed) {
+    for (size_t i = 0; i < count; i++) {
+        cl_int err = CL_SUCCESS;
+        switch (args[i].kind) {
+        case XGPU_ARG_BUFFER: {
+            cl_mem m = args[i].buffer;
+            err = clSetKernelArg(kernel, (cl_uint)i, sizeof m, &m);
+            break;
+        }
+        case XGPU_ARG_SCALAR:
+            err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, args[i].value);
+            break;
+        case XGPU_ARG_LOCAL:
+            err = clSetKernelArg(kernel, (cl_uint)i, args[i].size, NULL);
+            break;
+        default:
+            err = CL_INVALID_ARG_VALUE;
+            break;
+        }
+        if (err != CL_SUCCESS) {
+            *failed = i;
+            return err;
+        }
+    }
+    return CL_SUCCESS;
+}
+
+xgpu_status cl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                       const xgpu_backend_arg *args, void **event) {
+    cl_kern *k = kernel;
+    size_t global[3], local[3];
+    for (uint32_t d = 0; d < range->dims; d++) {
+        global[d] = range->groups[d] * range->group_size[d];
+        local[d] = range->group_size[d];
+    }
+    pthread_mutex_lock(&k->lock);
+    size_t failed = 0;
+    cl_int err = set_args(k->kernel, arg_count, args, &failed);
+    if (err != CL_SUCCESS) {
+        pthread_mutex_unlock(&k->lock);
+        char detail[48];
+        snprintf(detail, sizeof detail, "argument %zu", failed);
+        return cl__fail(err, "clSetKernelArg", detail);
+    }
+    err = clEnqueueNDRangeKernel(queue, k->kernel, range->dims, NULL, global, local, 0, NULL,
+                                 event ? (cl_event *)event : NULL);
+    pthread_mutex_unlock(&k->lock);
+    return err == CL_SUCCESS ? XGPU_SUCCESS : cl__fail(err, "clEnqueueNDRangeKernel", NULL);
+}

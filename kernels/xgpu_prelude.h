@@ -1,0 +1,220 @@
+/* xgpu kernel dialect prelude. The runtime prepends this file, after one of
+ * XGPU_DIALECT_OPENCL / XGPU_DIALECT_CUDA / XGPU_DIALECT_HIP, to every
+ * program. See kernels/README.md for the dialect. */
+#ifndef XGPU_PRELUDE
+#define XGPU_PRELUDE 1
+
+/* ======================================================================= */
+#if defined(XGPU_DIALECT_OPENCL)
+
+#define XGPU_KERNEL __kernel
+#define XGPU_GLOBAL __global
+#define XGPU_LOCAL __local
+#define XGPU_CONSTANT __constant
+#define XGPU_DEVICE_FN static inline
+#define XGPU_RESTRICT restrict
+#define XGPU_LOCAL_ARG(type, name) __local type *name
+#define XGPU_LOCAL_BIND(type, name)
+
+typedef char xgpu_i8;
+typedef uchar xgpu_u8;
+typedef short xgpu_i16;
+typedef ushort xgpu_u16;
+typedef int xgpu_i32;
+typedef uint xgpu_u32;
+typedef long xgpu_i64;
+typedef ulong xgpu_u64;
+typedef float xgpu_f32;
+
+#define xgpu_global_id(d) ((xgpu_u32)get_global_id(d))
+#define xgpu_local_id(d) ((xgpu_u32)get_local_id(d))
+#define xgpu_group_id(d) ((xgpu_u32)get_group_id(d))
+#define xgpu_local_size(d) ((xgpu_u32)get_local_size(d))
+#define xgpu_num_groups(d) ((xgpu_u32)get_num_groups(d))
+#define xgpu_global_size(d) ((xgpu_u32)get_global_size(d))
+
+#define xgpu_barrier() barrier(CLK_LOCAL_MEM_FENCE)
+#define xgpu_barrier_global() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
+
+#define xgpu_atomic_add_i32(p, v) atomic_add((volatile __global int *)(p), (v))
+#define xgpu_atomic_add_u32(p, v) atomic_add((volatile __global uint *)(p), (v))
+#define xgpu_atomic_min_i32(p, v) atomic_min((volatile __global int *)(p), (v))
+#define xgpu_atomic_max_i32(p, v) atomic_max((volatile __global int *)(p), (v))
+#define xgpu_atomic_xchg_i32(p, v) atomic_xchg((volatile __global int *)(p), (v))
+#define xgpu_atomic_cas_i32(p, cmp, v) atomic_cmpxchg((volatile __global int *)(p), (cmp), (v))
+#define xgpu_atomic_add_i32_local(p, v) atomic_add((volatile __local int *)(p), (v))
+
+/* OpenCL 1.2 has no float atomics: compare-and-swap on the bits. */
+static inline float xgpu__atomic_add_f32_global(volatile __global float *p, float v) {
+    union {
+        uint u;
+        float f;
+    } old, upd;
+    do {
+        old.f = *p;
+        upd.f = old.f + v;
+    } while (atomic_cmpxchg((volatile __global uint *)p, old.u, upd.u) != old.u);
+    return old.f;
+}
+static inline float xgpu__atomic_add_f32_local(volatile __local float *p, float v) {
+    union {
+        uint u;
+        float f;
+    } old, upd;
+    do {
+        old.f = *p;
+        upd.f = old.f + v;
+    } while (atomic_cmpxchg((volatile __local uint *)p, old.u, upd.u) != old.u);
+    return old.f;
+}
+#define xgpu_atomic_add_f32(p, v) xgpu__atomic_add_f32_global((p), (v))
+#define xgpu_atomic_add_f32_local(p, v) xgpu__atomic_add_f32_local((p), (v))
+
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define XGPU_HAS_FP64 1
+typedef double xgpu_f64;
+#else
+#define XGPU_HAS_FP64 0
+#endif
+#if defined(cl_khr_fp16)
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#define XGPU_HAS_FP16 1
+typedef half xgpu_f16;
+#else
+#define XGPU_HAS_FP16 0
+#endif
+
+#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+#define XGPU_HAS_SUBGROUPS 1
+#define xgpu_subgroup_size() ((xgpu_u32)get_sub_group_size())
+#define xgpu_subgroup_local_id() ((xgpu_u32)get_sub_group_local_id())
+#define xgpu_subgroup_reduce_add_f32(v) sub_group_reduce_add((float)(v))
+#define xgpu_subgroup_reduce_add_i32(v) sub_group_reduce_add((int)(v))
+#define xgpu_subgroup_reduce_min_f32(v) sub_group_reduce_min((float)(v))
+#define xgpu_subgroup_reduce_max_f32(v) sub_group_reduce_max((float)(v))
+#else
+#define XGPU_HAS_SUBGROUPS 0
+#endif
+
+/* ======================================================================= */
+#elif defined(XGPU_DIALECT_CUDA) || defined(XGPU_DIALECT_HIP)
+
+#if defined(XGPU_DIALECT_HIP)
+/* hiprtc provides the HIP built-ins without an include. */
+#define XGPU__WARP_SIZE warpSize
+#else
+#define XGPU__WARP_SIZE 32
+#endif
+
+#define XGPU_KERNEL extern "C" __global__
+#define XGPU_GLOBAL
+#define XGPU_LOCAL __shared__
+#define XGPU_CONSTANT __constant__
+#define XGPU_DEVICE_FN static __device__ __forceinline__
+#define XGPU_RESTRICT __restrict__
+/* Local-memory parameters: the backend packs every XGPU_LOCAL_ARG into the
+ * launch's dynamic shared memory and passes each one's byte offset;
+ * XGPU_LOCAL_BIND, first in the kernel body, turns the offset back into a
+ * pointer. */
+extern __shared__ unsigned char xgpu__dynamic_local[];
+#define XGPU_LOCAL_ARG(type, name) unsigned int name##__xgpu_offset
+#define XGPU_LOCAL_BIND(type, name)                                                                \
+    type *name = reinterpret_cast<type *>(xgpu__dynamic_local + name##__xgpu_offset)
+
+typedef signed char xgpu_i8;
+typedef unsigned char xgpu_u8;
+typedef short xgpu_i16;
+typedef unsigned short xgpu_u16;
+typedef int xgpu_i32;
+typedef unsigned int xgpu_u32;
+typedef long long xgpu_i64;
+typedef unsigned long long xgpu_u64;
+typedef float xgpu_f32;
+typedef double xgpu_f64;
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long long ulong;
+
+XGPU_DEVICE_FN xgpu_u32 xgpu__dim3(dim3 v, int d) {
+    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
+}
+XGPU_DEVICE_FN xgpu_u32 xgpu__uint3(uint3 v, int d) {
+    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
+}
+#define xgpu_local_id(d) xgpu__uint3(threadIdx, (d))
+#define xgpu_group_id(d) xgpu__uint3(blockIdx, (d))
+#define xgpu_local_size(d) xgpu__dim3(blockDim, (d))
+#define xgpu_num_groups(d) xgpu__dim3(gridDim, (d))
+#define xgpu_global_id(d) (xgpu_group_id(d) * xgpu_local_size(d) + xgpu_local_id(d))
+#define xgpu_global_size(d) (xgpu_num_groups(d) * xgpu_local_size(d))
+
+#define xgpu_barrier() __syncthreads()
+#define xgpu_barrier_global()                                                                      \
+    do {                                                                                           \
+        __threadfence();                                                                           \
+        __syncthreads();                                                                           \
+    } while (0)
+
+#define xgpu_atomic_add_i32(p, v) atomicAdd((int *)(p), (int)(v))
+#define xgpu_atomic_add_u32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+#define xgpu_atomic_min_i32(p, v) atomicMin((int *)(p), (int)(v))
+#define xgpu_atomic_max_i32(p, v) atomicMax((int *)(p), (int)(v))
+#define xgpu_atomic_xchg_i32(p, v) atomicExch((int *)(p), (int)(v))
+#define xgpu_atomic_cas_i32(p, cmp, v) atomicCAS((int *)(p), (int)(cmp), (int)(v))
+#define xgpu_atomic_add_i32_local(p, v) atomicAdd((int *)(p), (int)(v))
+#define xgpu_atomic_add_f32(p, v) atomicAdd((float *)(p), (float)(v))
+#define xgpu_atomic_add_f32_local(p, v) atomicAdd((float *)(p), (float)(v))
+
+#define XGPU_HAS_FP64 1
+/* fp16 needs cuda_fp16.h / hip_fp16.h; the backends turn it on with
+ * -DXGPU_ENABLE_FP16 once they pass the header to the compiler. */
+#if defined(XGPU_ENABLE_FP16)
+#define XGPU_HAS_FP16 1
+typedef __half xgpu_f16;
+#else
+#define XGPU_HAS_FP16 0
+#endif
+
+#define XGPU_HAS_SUBGROUPS 1
+#define xgpu_subgroup_size() ((xgpu_u32)XGPU__WARP_SIZE)
+#define xgpu_subgroup_local_id() ((xgpu_u32)(threadIdx.x % XGPU__WARP_SIZE))
+#if defined(XGPU_DIALECT_HIP)
+#define XGPU__SHFL_DOWN(v, o) __shfl_down((v), (o))
+#else
+#define XGPU__SHFL_DOWN(v, o) __shfl_down_sync(0xffffffffu, (v), (o))
+#endif
+/* Subgroup reductions assume a 1-D group whose size is a multiple of the
+ * subgroup size; every lane receives the result of lane 0 through a final
+ * broadcast. */
+#define XGPU__DEFINE_SG_REDUCE(name, T, OP)                                                        \
+    XGPU_DEVICE_FN T name(T v) {                                                                   \
+        for (int o = XGPU__WARP_SIZE / 2; o > 0; o /= 2) {                                         \
+            T w = XGPU__SHFL_DOWN(v, o);                                                           \
+            v = OP(v, w);                                                                          \
+        }                                                                                          \
+        return v;                                                                                  \
+    }
+#define XGPU__OP_ADD(a, b) ((a) + (b))
+#define XGPU__OP_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define XGPU__OP_MAX(a, b) ((b) > (a) ? (b) : (a))
+XGPU__DEFINE_SG_REDUCE(xgpu__sg_add_f32, float, XGPU__OP_ADD)
+XGPU__DEFINE_SG_REDUCE(xgpu__sg_add_i32, int, XGPU__OP_ADD)
+XGPU__DEFINE_SG_REDUCE(xgpu__sg_min_f32, float, XGPU__OP_MIN)
+XGPU__DEFINE_SG_REDUCE(xgpu__sg_max_f32, float, XGPU__OP_MAX)
+#if defined(XGPU_DIALECT_HIP)
+#define XGPU__SHFL0(v) __shfl((v), 0)
+#else
+#define XGPU__SHFL0(v) __shfl_sync(0xffffffffu, (v), 0)
+#endif
+#define xgpu_subgroup_reduce_add_f32(v) XGPU__SHFL0(xgpu__sg_add_f32((float)(v)))
+#define xgpu_subgroup_reduce_add_i32(v) XGPU__SHFL0(xgpu__sg_add_i32((int)(v)))
+#define xgpu_subgroup_reduce_min_f32(v) XGPU__SHFL0(xgpu__sg_min_f32((float)(v)))
+#define xgpu_subgroup_reduce_max_f32(v) XGPU__SHFL0(xgpu__sg_max_f32((float)(v)))
+
+#else
+#error "xgpu prelude: no XGPU_DIALECT_* defined; the runtime sets one"
+#endif
+
+#endif /* XGPU_PRELUDE */

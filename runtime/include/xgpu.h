@@ -1,0 +1,378 @@
+/*
+ * xgpu: a portable, multi-backend GPU compute runtime.
+ *
+ * This header is the whole public API and its reference documentation.
+ *
+ * Conventions
+ * - Every call returns an xgpu_status. XGPU_SUCCESS is 0; on any other value
+ *   xgpu_last_error() describes the failure on the calling thread (which
+ *   call, which argument, the backend's own error code name).
+ * - Handles are opaque. Passing NULL, or a handle of the wrong type, returns
+ *   XGPU_ERROR_INVALID_HANDLE; it never crashes.
+ * - Sizes are in bytes unless a name says otherwise.
+ *
+ * Threads
+ * - Device discovery (xgpu_device_*) and xgpu_backend_* are thread-safe.
+ * - A context may be shared by any number of threads: creating and releasing
+ *   buffers, programs, kernels and queues on one context from several threads
+ *   is safe.
+ * - A queue belongs to one thread at a time: do not enqueue into the same
+ *   queue from two threads concurrently. Give each thread its own queue.
+ * - A kernel object holds no launch arguments (they are passed to each
+ *   xgpu_launch), so one kernel may be launched from several threads.
+ *
+ * Versioning rule: within one major version, functions and enum values are
+ * only added; structs passed with a size argument only grow at their end.
+ * The SOVERSION of libxgpu is the major version.
+ */
+#ifndef XGPU_H
+#define XGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define XGPU_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define XGPU_API __attribute__((visibility("default")))
+#else
+#define XGPU_API
+#endif
+
+#define XGPU_VERSION_MAJOR 0
+#define XGPU_VERSION_MINOR 1
+#define XGPU_VERSION_PATCH 0
+#define XGPU_VERSION_HEX                                                                           \
+    ((XGPU_VERSION_MAJOR << 16) | (XGPU_VERSION_MINOR << 8) | XGPU_VERSION_PATCH)
+
+/* ---------------------------------------------------------------------------
+ * Status codes: one table generates the enum, xgpu_status_name() and
+ * xgpu_status_message().
+ * ------------------------------------------------------------------------- */
+#define XGPU_STATUS_MAP(X)                                                                         \
+    X(SUCCESS, 0, "success")                                                                       \
+    X(ERROR_INVALID_ARGUMENT, 1, "an argument is invalid")                                         \
+    X(ERROR_INVALID_HANDLE, 2, "a handle is NULL, of the wrong type or already released")          \
+    X(ERROR_INVALID_SIZE, 3, "a size is zero, too large or overflows")                             \
+    X(ERROR_OUT_OF_RANGE, 4, "an offset and size reach past the end of a buffer")                  \
+    X(ERROR_OUT_OF_DEVICE_MEMORY, 5, "the device has not enough free memory")                      \
+    X(ERROR_OUT_OF_HOST_MEMORY, 6, "the host has not enough free memory")                          \
+    X(ERROR_NO_DEVICE, 7, "no device matches the request")                                         \
+    X(ERROR_BACKEND_UNAVAILABLE, 8, "the backend could not be loaded or started")                  \
+    X(ERROR_BUILD_FAILED, 9, "the kernel source did not compile")                                  \
+    X(ERROR_KERNEL_NOT_FOUND, 10, "no kernel of that name in the program")                         \
+    X(ERROR_INVALID_KERNEL_ARGS, 11, "the launch arguments do not match the kernel")               \
+    X(ERROR_INVALID_LAUNCH, 12, "the launch geometry is invalid for this kernel or device")        \
+    X(ERROR_UNSUPPORTED, 13, "the device or backend does not support this")                        \
+    X(ERROR_ABI_MISMATCH, 14, "the backend plugin speaks no ABI version the core speaks")          \
+    X(ERROR_BUSY, 15, "the object still has dependent objects alive")                              \
+    X(ERROR_BACKEND, 16, "the backend reported an error")                                          \
+    X(ERROR_INTERNAL, 17, "internal error in xgpu")
+
+typedef enum xgpu_status {
+#define XGPU__STATUS_ENUM(name, value, text) XGPU_##name = value,
+    XGPU_STATUS_MAP(XGPU__STATUS_ENUM)
+#undef XGPU__STATUS_ENUM
+} xgpu_status;
+
+/* "XGPU_ERROR_BUILD_FAILED"; "XGPU_UNKNOWN_STATUS" for a value not in the
+ * table. The string is static. */
+XGPU_API const char *xgpu_status_name(xgpu_status status);
+/* A one-line English description of the status. The string is static. */
+XGPU_API const char *xgpu_status_message(xgpu_status status);
+
+/* The last failure on the calling thread. Valid until the next xgpu call on
+ * this thread that fails. Never NULL; after no failure, status is
+ * XGPU_SUCCESS and message is "". */
+typedef struct xgpu_error_info {
+    xgpu_status status;
+    const char *message;     /* full text: what failed, with which values */
+    const char *backend;     /* "opencl", "cuda", ... or NULL for the core */
+    const char *native_name; /* "CL_BUILD_PROGRAM_FAILURE", or NULL */
+    long long native_code;   /* the backend's numeric code, 0 when none */
+} xgpu_error_info;
+
+XGPU_API const xgpu_error_info *xgpu_last_error(void);
+
+/* The build log of the last failed xgpu_program_build on this thread, or "".
+ * Valid until the next failing build on this thread. */
+XGPU_API const char *xgpu_last_build_log(void);
+
+/* ---------------------------------------------------------------------------
+ * Versions
+ * ------------------------------------------------------------------------- */
+/* XGPU_VERSION_HEX of the library actually loaded. */
+XGPU_API uint32_t xgpu_version(void);
+/* "0.1.0" */
+XGPU_API const char *xgpu_version_string(void);
+/* The newest backend ABI version this core speaks (see xgpu_backend.h). */
+XGPU_API uint32_t xgpu_backend_abi_version(void);
+
+/* ---------------------------------------------------------------------------
+ * Backends: which plugins were found, and why one is unavailable.
+ * Loading happens once, on the first call of any function below or of the
+ * device functions. Thread-safe.
+ * ------------------------------------------------------------------------- */
+typedef struct xgpu_backend_info {
+    char name[32];         /* "opencl" */
+    bool available;        /* probed and started; its devices are listed */
+    xgpu_status status;    /* why not available, XGPU_SUCCESS when available */
+    char reason[512];      /* human-readable reason when not available */
+    char plugin_path[512]; /* the plugin file loaded, "" when none was found */
+    uint32_t abi_version;  /* negotiated ABI version, 0 when not negotiated */
+    uint32_t device_count;
+} xgpu_backend_info;
+
+/* Number of backends known: every plugin found plus the backends xgpu ships
+ * (cuda, hip, opencl), which are listed even when their plugin is missing. */
+XGPU_API xgpu_status xgpu_backend_count(uint32_t *count);
+/* Fills *info for backend `index` (0 .. count-1). `info_size` is
+ * sizeof(xgpu_backend_info) as the caller was compiled. */
+XGPU_API xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info,
+                                           size_t info_size);
+
+/* ---------------------------------------------------------------------------
+ * Devices. Device handles live as long as the process; never freed.
+ * ------------------------------------------------------------------------- */
+typedef struct xgpu_device xgpu_device;
+
+typedef enum xgpu_device_type {
+    XGPU_DEVICE_TYPE_OTHER = 0,
+    XGPU_DEVICE_TYPE_CPU = 1,
+    XGPU_DEVICE_TYPE_GPU = 2,
+    XGPU_DEVICE_TYPE_ACCELERATOR = 3
+} xgpu_device_type;
+
+/* Plain data about a device. Strings are NUL-terminated, "" when unknown;
+ * numbers are 0 when unknown. This struct only grows at its end. */
+typedef struct xgpu_device_info {
+    char backend[32];       /* "opencl" */
+    uint32_t backend_index; /* index within the backend: "opencl:<n>" */
+    xgpu_device_type type;
+    char vendor[128]; /* "NVIDIA Corporation", "Portable Computing Language" */
+    char name[256];
+    char arch[64];            /* "sm_90", "gfx90a", pocl's LLVM CPU name */
+    char platform[128];       /* OpenCL platform name, "" elsewhere */
+    char device_version[128]; /* OpenCL: CL_DEVICE_VERSION */
+    char driver_version[128];
+    char language_version[128]; /* OpenCL C version, CUDA/HIP runtime version */
+    uint32_t compute_units;
+    uint32_t max_clock_mhz;
+    uint64_t global_mem_bytes;
+    uint64_t local_mem_bytes; /* per group */
+    uint64_t constant_mem_bytes;
+    uint64_t max_alloc_bytes; /* largest single buffer */
+    uint64_t max_group_size;  /* work-items per group */
+    uint64_t max_group_dims[3];
+    uint32_t preferred_group_multiple; /* warp/wavefront size or OpenCL's hint */
+    uint32_t subgroup_size;            /* 0 when the device has no subgroups */
+    bool fp16;
+    bool fp64;
+    bool subgroups;
+    bool has_pci_bus_id;
+    char pci_bus_id[16]; /* "dddd:bb:dd.f" lower-case hex, "" when none */
+    bool has_uuid;
+    uint8_t uuid[16];
+} xgpu_device_info;
+
+/* Number of devices over all available backends. Thread-safe. */
+XGPU_API xgpu_status xgpu_device_count(uint32_t *count);
+/* Device by global index, in backend order (cuda, hip, opencl, others). */
+XGPU_API xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device);
+/* Device by selector: "2" (global index), "opencl" (first of that backend),
+ * "opencl:1" (index within the backend). An unavailable backend fails with
+ * XGPU_ERROR_BACKEND_UNAVAILABLE and its reason. */
+XGPU_API xgpu_status xgpu_device_select(const char *selector, xgpu_device **device);
+XGPU_API xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
+                                          size_t info_size);
+
+/* ---------------------------------------------------------------------------
+ * Contexts: the owner of every buffer, program and queue on one device.
+ * Shareable across threads.
+ * ------------------------------------------------------------------------- */
+typedef struct xgpu_context xgpu_context;
+typedef struct xgpu_queue xgpu_queue;
+typedef struct xgpu_buffer xgpu_buffer;
+typedef struct xgpu_program xgpu_program;
+typedef struct xgpu_kernel xgpu_kernel;
+typedef struct xgpu_event xgpu_event;
+
+XGPU_API xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context);
+/* Fails with XGPU_ERROR_BUSY while buffers, queues, programs, kernels or
+ * events of the context are alive; release those first. NULL is a no-op. */
+XGPU_API xgpu_status xgpu_context_release(xgpu_context *context);
+XGPU_API xgpu_status xgpu_context_get_device(const xgpu_context *context, xgpu_device **device);
+
+/* ---------------------------------------------------------------------------
+ * Queues: in-order; operations run in the order they were enqueued.
+ * One thread at a time per queue.
+ * ------------------------------------------------------------------------- */
+XGPU_API xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue);
+/* Waits for the queue to drain, then releases it. NULL is a no-op. */
+XGPU_API xgpu_status xgpu_queue_release(xgpu_queue *queue);
+/* Blocks until every operation enqueued so far has completed. */
+XGPU_API xgpu_status xgpu_queue_finish(xgpu_queue *queue);
+
+/* ---------------------------------------------------------------------------
+ * Events. Any enqueueing call takes an optional `xgpu_event **event`: when
+ * not NULL it receives a new event that completes with that operation; the
+ * caller releases it.
+ * ------------------------------------------------------------------------- */
+/* An event that completes when everything enqueued before it has. */
+XGPU_API xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event);
+XGPU_API xgpu_status xgpu_event_wait(xgpu_event *event);
+/* Milliseconds of device time between the end of `start` and the end of
+ * `end` (both must be complete or are waited for). */
+XGPU_API xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms);
+XGPU_API xgpu_status xgpu_event_release(xgpu_event *event);
+
+/* ---------------------------------------------------------------------------
+ * Buffers. Device memory of a fixed size. Asynchronous calls (blocking ==
+ * false) read or write host memory later: it must stay valid and untouched
+ * until the operation's event or xgpu_queue_finish says it completed.
+ * ------------------------------------------------------------------------- */
+/* Fails with XGPU_ERROR_OUT_OF_DEVICE_MEMORY naming the bytes asked and the
+ * device's memory, or XGPU_ERROR_INVALID_SIZE for 0. Contents are undefined. */
+XGPU_API xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer);
+XGPU_API xgpu_status xgpu_buffer_release(xgpu_buffer *buffer);
+XGPU_API xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size);
+
+/* Host -> device: `size` bytes from `src` into `dst` at `dst_offset`. */
+XGPU_API xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
+                                       const void *src, size_t size, bool blocking,
+                                       xgpu_event **event);
+/* Device -> host. */
+XGPU_API xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
+                                      void *dst, size_t size, bool blocking, xgpu_event **event);
+/* Device -> device, asynchronous. Overlapping ranges of one buffer are an
+ * error. */
+XGPU_API xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
+                                      xgpu_buffer *dst, size_t dst_offset, size_t size,
+                                      xgpu_event **event);
+/* Fills `size` bytes at `offset` with a repeated pattern of 1, 2, 4, 8, 16,
+ * 32, 64 or 128 bytes; offset and size must be multiples of it.
+ * Asynchronous. */
+XGPU_API xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offset,
+                                      size_t size, const void *pattern, size_t pattern_size,
+                                      xgpu_event **event);
+
+/* Pinned (page-locked) host memory for fast transfers. *ptr is usable as
+ * ordinary host memory; free it with xgpu_host_free on the same context. */
+XGPU_API xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr);
+XGPU_API xgpu_status xgpu_host_free(xgpu_context *context, void *ptr);
+
+/* ---------------------------------------------------------------------------
+ * Programs and kernels, written in the xgpu kernel dialect (kernels/README.md).
+ * The runtime prepends the dialect prelude for the device's backend.
+ * ------------------------------------------------------------------------- */
+/* Compiles `source` (NUL-terminated) with `options` (compiler flags such as
+ * "-DTILE=16", may be NULL). On XGPU_ERROR_BUILD_FAILED the compiler's log is
+ * in xgpu_last_build_log() and, abridged, in xgpu_last_error()->message. */
+XGPU_API xgpu_status xgpu_program_build(xgpu_context *context, const char *source,
+                                        const char *options, xgpu_program **program);
+XGPU_API xgpu_status xgpu_program_release(xgpu_program *program);
+/* The log of a successful build (warnings), "" when none. Owned by the program. */
+XGPU_API const char *xgpu_program_build_log(const xgpu_program *program);
+
+XGPU_API xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name,
+                                        xgpu_kernel **kernel);
+XGPU_API xgpu_status xgpu_kernel_release(xgpu_kernel *kernel);
+/* Number of parameters the kernel declares; fails with XGPU_ERROR_UNSUPPORTED
+ * when its signature could not be read from the source. */
+XGPU_API xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count);
+/* Largest group size this kernel can be launched with on its device. */
+XGPU_API xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size);
+
+/* Launch arguments. Build them with the helpers below. */
+typedef enum xgpu_arg_kind {
+    XGPU_ARG_NONE = 0,
+    XGPU_ARG_BUFFER = 1, /* an XGPU_GLOBAL pointer parameter */
+    XGPU_ARG_SCALAR = 2, /* a value parameter, copied at xgpu_launch */
+    XGPU_ARG_LOCAL = 3   /* an XGPU_LOCAL_ARG parameter: bytes of local memory */
+} xgpu_arg_kind;
+
+#define XGPU_ARG_SCALAR_MAX 16
+
+typedef struct xgpu_arg {
+    xgpu_arg_kind kind;
+    size_t size; /* scalar: its size in bytes; local: bytes to allocate */
+    xgpu_buffer *buffer;
+    union {
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+        float f32;
+        double f64;
+        unsigned char bytes[XGPU_ARG_SCALAR_MAX];
+    } value;
+} xgpu_arg;
+
+static inline xgpu_arg xgpu_arg_buffer(xgpu_buffer *buffer) {
+    xgpu_arg a = {XGPU_ARG_BUFFER, 0, buffer, {0}};
+    return a;
+}
+static inline xgpu_arg xgpu_arg_local(size_t bytes) {
+    xgpu_arg a = {XGPU_ARG_LOCAL, bytes, NULL, {0}};
+    return a;
+}
+static inline xgpu_arg xgpu_arg_i32(int32_t v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.i32 = v;
+    return a;
+}
+static inline xgpu_arg xgpu_arg_u32(uint32_t v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.u32 = v;
+    return a;
+}
+static inline xgpu_arg xgpu_arg_i64(int64_t v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.i64 = v;
+    return a;
+}
+static inline xgpu_arg xgpu_arg_u64(uint64_t v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.u64 = v;
+    return a;
+}
+static inline xgpu_arg xgpu_arg_f32(float v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.f32 = v;
+    return a;
+}
+static inline xgpu_arg xgpu_arg_f64(double v) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    a.value.f64 = v;
+    return a;
+}
+
+/* Launch geometry: `groups[d]` groups of `group_size[d]` work-items in each
+ * of `dims` (1..3) dimensions; entries past `dims` are ignored. */
+typedef struct xgpu_range {
+    uint32_t dims;
+    size_t groups[3];
+    size_t group_size[3];
+} xgpu_range;
+
+static inline xgpu_range xgpu_range_1d(size_t groups, size_t group_size) {
+    xgpu_range r = {1, {groups, 1, 1}, {group_size, 1, 1}};
+    return r;
+}
+
+/* Enqueues the kernel. The runtime checks the arguments against the
+ * kernel's signature (count, kind, scalar size, buffer context, local memory
+ * total) and the geometry against the device's limits before the backend
+ * sees them. Asynchronous. */
+XGPU_API xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range *range,
+                                 size_t arg_count, const xgpu_arg *args, xgpu_event **event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XGPU_H */

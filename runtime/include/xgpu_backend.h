@@ -1,0 +1,212 @@
+/*
+ * xgpu backend ABI: the contract between libxgpu (the core) and a backend
+ * plugin (libxgpu-<name>.so).
+ *
+ * A plugin exports one function, XGPU_BACKEND_ENTRY_NAME, of type
+ * xgpu_backend_entry_fn. The core calls it once, before anything else, with
+ * the newest ABI version it speaks; the plugin answers with the version both
+ * speak and its table of hooks, or refuses with XGPU_ERROR_ABI_MISMATCH. From
+ * then on the core never checks versions again: hooks a version added are
+ * NULL-filled by the core for older plugins.
+ *
+ * Rules for the table (xgpu_backend_ops):
+ * - It starts with its size and version and only ever grows at the end.
+ * - Hooks marked "required" must be non-NULL; the core refuses the plugin
+ *   otherwise, naming the missing hook.
+ * - Hooks marked "optional" may be NULL: the core substitutes a default.
+ * - The core validates every argument (handles, sizes, ranges, launch
+ *   arguments) before calling a hook: a hook may assume its inputs are in
+ *   range and of the right kind.
+ * - Hooks report failures through services->error(), which records the
+ *   backend's own code and text for xgpu_last_error(), and return its status.
+ * - Handles (void *) are the backend's own objects; the core never looks
+ *   inside them.
+ * - Threads: the core serialises nothing on a queue (callers use one queue
+ *   per thread); all other hooks may be called from several threads at once.
+ *
+ * ABI version history (append only):
+ *   1  first version.
+ */
+#ifndef XGPU_BACKEND_H
+#define XGPU_BACKEND_H
+
+#include "xgpu.h"
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XGPU_BACKEND_ABI_VERSION 1u
+#define XGPU_BACKEND_ENTRY_NAME "xgpu_backend_entry"
+
+/* Which prelude branch the core prepends to kernel source. */
+typedef enum xgpu_dialect {
+    XGPU_DIALECT_OPENCL = 1, /* OpenCL C 1.2 */
+    XGPU_DIALECT_CUDA = 2,   /* CUDA C++ through NVRTC */
+    XGPU_DIALECT_HIP = 3     /* HIP C++ through hiprtc */
+} xgpu_dialect;
+
+enum xgpu_log_level {
+    XGPU_LOG_ERROR = 0,
+    XGPU_LOG_WARN = 1,
+    XGPU_LOG_INFO = 2,
+    XGPU_LOG_DEBUG = 3
+};
+
+/* Functions the core offers to a backend. Valid for the life of the process. */
+typedef struct xgpu_core_services {
+    uint32_t size;
+    uint32_t abi_version;
+    /* Records a failure for xgpu_last_error() on the calling thread and
+     * returns `status`. native_name is the backend's code name
+     * ("CL_OUT_OF_RESOURCES") or NULL. */
+    xgpu_status (*error)(const char *backend, xgpu_status status, long long native_code,
+                         const char *native_name, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 5, 6)))
+#endif
+        ;
+    /* Writes to the xgpu log (stderr) when XGPU_LOG allows `level`. */
+    void (*log)(const char *backend, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+} xgpu_core_services;
+
+/* Properties of a created kernel, filled by kernel_create. */
+typedef struct xgpu_kernel_props {
+    uint64_t max_group_size;     /* 0: use the device's */
+    uint64_t static_local_bytes; /* local memory the kernel declares itself */
+} xgpu_kernel_props;
+
+/* One launch argument as the backend receives it: already checked. */
+typedef struct xgpu_backend_arg {
+    xgpu_arg_kind kind;
+    size_t size;       /* scalar bytes, or local-memory bytes */
+    void *buffer;      /* the backend's buffer handle for XGPU_ARG_BUFFER */
+    const void *value; /* the scalar's bytes for XGPU_ARG_SCALAR */
+} xgpu_backend_arg;
+
+typedef struct xgpu_backend_ops {
+    uint32_t size;        /* sizeof(xgpu_backend_ops) as the plugin was built */
+    uint32_t abi_version; /* equals the negotiated version */
+    const char *name;     /* "opencl"; must match the plugin file name */
+    xgpu_dialect dialect;
+
+    /* ---- The hooks below are in version 1. ---- */
+
+    /* == Lifetime == */
+    /* Required. Called once, after negotiation, on the thread that first used
+     * xgpu. Loads vendor libraries and counts devices. On failure writes a
+     * human-readable reason (what is missing and what to do) and returns the
+     * status; the backend is then listed as unavailable and never called
+     * again. Must not print. */
+    xgpu_status (*probe)(const xgpu_core_services *services, void **state, char *reason,
+                         size_t reason_size);
+    /* Optional. Never called by the core today (vendor libraries are not
+     * unloaded); reserved for an explicit shutdown API. */
+    void (*shutdown)(void *state);
+
+    /* == Devices == */
+    /* Required. */
+    uint32_t (*device_count)(void *state);
+    /* Required. `index` < device_count. Fills every field it knows. */
+    xgpu_status (*device_info)(void *state, uint32_t index, xgpu_device_info *info);
+
+    /* == Contexts and queues == */
+    /* Required. */
+    xgpu_status (*context_create)(void *state, uint32_t index, void **context);
+    /* Required. The core has checked that nothing of the context is alive. */
+    void (*context_release)(void *context);
+    /* Required. In-order queue with timing enabled. */
+    xgpu_status (*queue_create)(void *context, void **queue);
+    /* Required. The core calls queue_finish first. */
+    void (*queue_release)(void *queue);
+    /* Required. Blocks until the queue is drained. */
+    xgpu_status (*queue_finish)(void *queue);
+
+    /* == Memory == */
+    /* Required. size > 0 and <= the device's max_alloc_bytes. */
+    xgpu_status (*buffer_create)(void *context, size_t size, void **buffer);
+    /* Required. */
+    void (*buffer_release)(void *buffer);
+    /* Required. Ranges are inside the buffer. `event` may be NULL; when not,
+     * the hook stores a new event that completes with the operation. */
+    xgpu_status (*buffer_write)(void *queue, void *buffer, size_t offset, const void *src,
+                                size_t size, bool blocking, void **event);
+    /* Required. */
+    xgpu_status (*buffer_read)(void *queue, void *buffer, size_t offset, void *dst, size_t size,
+                               bool blocking, void **event);
+    /* Required. Ranges do not overlap. */
+    xgpu_status (*buffer_copy)(void *queue, void *src, size_t src_offset, void *dst,
+                               size_t dst_offset, size_t size, void **event);
+    /* Optional; default: a blocking write of the expanded pattern. The
+     * pattern size is a power of two <= 128 dividing offset and size. */
+    xgpu_status (*buffer_fill)(void *queue, void *buffer, size_t offset, size_t size,
+                               const void *pattern, size_t pattern_size, void **event);
+    /* Optional; default: malloc (not pinned). *handle is passed back to
+     * host_free. */
+    xgpu_status (*host_alloc)(void *context, size_t size, void **handle, void **ptr);
+    /* Optional; default: free. */
+    void (*host_free)(void *context, void *handle);
+
+    /* == Programs and kernels == */
+    /* Required. `source` already carries the dialect prelude. On success or
+     * failure may set *log to a malloc'ed NUL-terminated log the core frees. */
+    xgpu_status (*program_build)(void *context, const char *source, const char *options,
+                                 void **program, char **log);
+    /* Required. */
+    void (*program_release)(void *program);
+    /* Required. Returns XGPU_ERROR_KERNEL_NOT_FOUND for an unknown name. */
+    xgpu_status (*kernel_create)(void *program, const char *name, void **kernel,
+                                 xgpu_kernel_props *props);
+    /* Required. */
+    void (*kernel_release)(void *kernel);
+    /* Required. The core has checked range and args against the kernel. */
+    xgpu_status (*launch)(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                          const xgpu_backend_arg *args, void **event);
+
+    /* == Events == */
+    /* Required. A new event completing after all prior work on the queue. */
+    xgpu_status (*queue_record_event)(void *queue, void **event);
+    /* Required. */
+    xgpu_status (*event_wait)(void *event);
+    /* Required. Milliseconds between the ends of two completed events. */
+    xgpu_status (*event_elapsed_ms)(void *start, void *end, double *ms);
+    /* Required. */
+    void (*event_release)(void *event);
+
+    /* ---- Hooks added by later versions go below this line. ---- */
+} xgpu_backend_ops;
+
+/* Negotiation. In: the core's newest version and its services. Out: the
+ * version both speak and the plugin's table (static storage, never freed). */
+typedef struct xgpu_negotiate_in {
+    uint32_t size;
+    uint32_t core_abi_version;
+    const xgpu_core_services *services;
+} xgpu_negotiate_in;
+
+typedef struct xgpu_negotiate_out {
+    uint32_t size;
+    uint32_t abi_version;
+    const xgpu_backend_ops *ops;
+} xgpu_negotiate_out;
+
+typedef xgpu_status (*xgpu_backend_entry_fn)(const xgpu_negotiate_in *in, xgpu_negotiate_out *out);
+
+/* Published layout: these offsets never change. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(offsetof(xgpu_backend_ops, size) == 0, "ops.size must be first");
+_Static_assert(offsetof(xgpu_backend_ops, abi_version) == 4, "ops.abi_version at 4");
+_Static_assert(offsetof(xgpu_negotiate_in, core_abi_version) == 4, "in.core_abi_version at 4");
+_Static_assert(offsetof(xgpu_negotiate_out, abi_version) == 4, "out.abi_version at 4");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XGPU_BACKEND_H */

@@ -1,0 +1,230 @@
+/* Device buffers: allocation, copies and fills, with every range checked
+ * before a backend sees it. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static xgpu_status check_range(const char *func, const char *what, const xgpu_buffer *buf,
+                               size_t offset, size_t size) {
+    if (size == 0) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
+    }
+    if (offset > buf->size || size > buf->size - offset) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
+                           "%s: %s range [%zu, %zu + %zu) reaches past the end of the "
+                           "%zu-byte buffer",
+                           func, what, offset, offset, size, buf->size);
+    }
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status check_same_context(const char *func, const xgpu_queue *q, const xgpu_buffer *b,
+                                      const char *what) {
+    if (q->context != b->context) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: %s belongs to another context than the queue", func, what);
+    }
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer) {
+    static const char *const func = "xgpu_buffer_create";
+    if (!buffer) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: buffer is NULL", func);
+    }
+    *buffer = NULL;
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    if (size == 0) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
+    }
+    const xgpu_device_info *info = &context->device->info;
+    char asked[64], have[64];
+    xgpu__format_bytes(asked, sizeof asked, size);
+    if (info->global_mem_bytes && size > info->global_mem_bytes) {
+        xgpu__format_bytes(have, sizeof have, info->global_mem_bytes);
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, 0, NULL,
+                           "%s: %s asked, but device %s:%u (%s) has %s of memory", func, asked,
+                           info->backend, info->backend_index, info->name, have);
+    }
+    if (info->max_alloc_bytes && size > info->max_alloc_bytes) {
+        xgpu__format_bytes(have, sizeof have, info->max_alloc_bytes);
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_DEVICE_MEMORY, 0, NULL,
+                           "%s: %s asked, but the largest single allocation on device %s:%u "
+                           "(%s) is %s",
+                           func, asked, info->backend, info->backend_index, info->name, have);
+    }
+    xgpu_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
+    }
+    xgpu_status st = context->ops->buffer_create(context->handle, size, &b->handle);
+    if (st != XGPU_SUCCESS) {
+        free(b);
+        return st;
+    }
+    b->magic = XGPU__MAGIC_BUFFER;
+    b->context = context;
+    b->size = size;
+    atomic_fetch_add(&context->live, 1);
+    *buffer = b;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
+    if (!buffer) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_release", "buffer");
+    buffer->context->ops->buffer_release(buffer->handle);
+    atomic_fetch_sub(&buffer->context->live, 1);
+    buffer->magic = XGPU__MAGIC_DEAD;
+    free(buffer);
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
+    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_size", "buffer");
+    if (!size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_buffer_size: size is NULL");
+    }
+    *size = buffer->size;
+    return XGPU_SUCCESS;
+}
+
+/* Common checks of a host<->device transfer. */
+static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buffer *buf,
+                                  size_t offset, const void *host, size_t size,
+                                  xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK(buf, XGPU__MAGIC_BUFFER, func, "buffer");
+    xgpu_status st = check_same_context(func, queue, buf, "buffer");
+    if (st) {
+        return st;
+    }
+    if (!host) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: host pointer is NULL",
+                           func);
+    }
+    return check_range(func, "buffer", buf, offset, size);
+}
+
+xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
+                              const void *src, size_t size, bool blocking, xgpu_event **event) {
+    xgpu_status st = check_transfer("xgpu_buffer_write", queue, dst, dst_offset, src, size, event);
+    if (st) {
+        return st;
+    }
+    void *ev = NULL;
+    st = queue->context->ops->buffer_write(queue->handle, dst->handle, dst_offset, src, size,
+                                           blocking, event ? &ev : NULL);
+    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+}
+
+xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset, void *dst,
+                             size_t size, bool blocking, xgpu_event **event) {
+    xgpu_status st = check_transfer("xgpu_buffer_read", queue, src, src_offset, dst, size, event);
+    if (st) {
+        return st;
+    }
+    void *ev = NULL;
+    st = queue->context->ops->buffer_read(queue->handle, src->handle, src_offset, dst, size,
+                                          blocking, event ? &ev : NULL);
+    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+}
+
+xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
+                             xgpu_buffer *dst, size_t dst_offset, size_t size, xgpu_event **event) {
+    static const char *const func = "xgpu_buffer_copy";
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK(src, XGPU__MAGIC_BUFFER, func, "src");
+    XGPU__CHECK(dst, XGPU__MAGIC_BUFFER, func, "dst");
+    xgpu_status st = check_same_context(func, queue, src, "src");
+    if (!st) {
+        st = check_same_context(func, queue, dst, "dst");
+    }
+    if (!st) {
+        st = check_range(func, "src", src, src_offset, size);
+    }
+    if (!st) {
+        st = check_range(func, "dst", dst, dst_offset, size);
+    }
+    if (st) {
+        return st;
+    }
+    if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: source [%zu, +%zu) and destination [%zu, +%zu) overlap", func,
+                           src_offset, size, dst_offset, size);
+    }
+    void *ev = NULL;
+    st = queue->context->ops->buffer_copy(queue->handle, src->handle, src_offset, dst->handle,
+                                          dst_offset, size, event ? &ev : NULL);
+    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+}
+
+/* Without a backend fill hook: expand the pattern on the host and write it
+ * blocking, so the temporary can be freed at once. */
+static xgpu_status fill_by_write(xgpu_queue *queue, xgpu_buffer *buffer, size_t offset, size_t size,
+                                 const void *pattern, size_t pattern_size, void **ev) {
+    unsigned char *tmp = malloc(size);
+    if (!tmp) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                           "xgpu_buffer_fill: malloc of %zu bytes failed", size);
+    }
+    for (size_t i = 0; i < size; i += pattern_size) {
+        memcpy(tmp + i, pattern, pattern_size);
+    }
+    const xgpu_backend_ops *ops = queue->context->ops;
+    xgpu_status st = ops->buffer_write(queue->handle, buffer->handle, offset, tmp, size, true, ev);
+    free(tmp);
+    return st;
+}
+
+xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size, xgpu_event **event) {
+    static const char *const func = "xgpu_buffer_fill";
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
+    xgpu_status st = check_same_context(func, queue, buffer, "buffer");
+    if (st) {
+        return st;
+    }
+    if (!pattern) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: pattern is NULL", func);
+    }
+    if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1))) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: pattern_size %zu is not a power of two from 1 to 128", func,
+                           pattern_size);
+    }
+    if (offset % pattern_size || size % pattern_size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: offset %zu and size %zu must be multiples of pattern_size %zu",
+                           func, offset, size, pattern_size);
+    }
+    st = check_range(func, "buffer", buffer, offset, size);
+    if (st) {
+        return st;
+    }
+    void *ev = NULL;
+    const xgpu_backend_ops *ops = queue->context->ops;
+    if (ops->buffer_fill) {
+        st = ops->buffer_fill(queue->handle, buffer->handle, offset, size, pattern, pattern_size,
+                              event ? &ev : NULL);
+    } else {
+        st = fill_by_write(queue, buffer, offset, size, pattern, pattern_size, event ? &ev : NULL);
+    }
+    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+}

@@ -1,0 +1,164 @@
+/* Contexts, queues and pinned host memory. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static xgpu_status out_of_host_memory(const char *func) {
+    return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
+}
+
+xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
+    static const char *const func = "xgpu_context_create";
+    if (!context) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: context is NULL", func);
+    }
+    *context = NULL;
+    XGPU__CHECK(device, XGPU__MAGIC_DEVICE, func, "device");
+    xgpu_context *c = calloc(1, sizeof *c);
+    if (!c) {
+        return out_of_host_memory(func);
+    }
+    const xgpu__backend *b = device->backend;
+    xgpu_status st = b->ops.context_create(b->state, device->index, &c->handle);
+    if (st != XGPU_SUCCESS) {
+        free(c);
+        return st;
+    }
+    c->magic = XGPU__MAGIC_CONTEXT;
+    c->device = device;
+    c->ops = &b->ops;
+    atomic_init(&c->live, 0);
+    pthread_mutex_init(&c->host_lock, NULL);
+    *context = c;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_context_release(xgpu_context *context) {
+    static const char *const func = "xgpu_context_release";
+    if (!context) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    long live = atomic_load(&context->live);
+    pthread_mutex_lock(&context->host_lock);
+    bool host_blocks = context->host_blocks != NULL;
+    pthread_mutex_unlock(&context->host_lock);
+    if (live > 0 || host_blocks) {
+        return xgpu__error(NULL, XGPU_ERROR_BUSY, 0, NULL,
+                           "%s: %ld object(s)%s of this context are still alive; release "
+                           "them first",
+                           func, live, host_blocks ? " and pinned host memory" : "");
+    }
+    context->ops->context_release(context->handle);
+    pthread_mutex_destroy(&context->host_lock);
+    context->magic = XGPU__MAGIC_DEAD;
+    free(context);
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_context_get_device(const xgpu_context *context, xgpu_device **device) {
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, "xgpu_context_get_device", "context");
+    if (!device) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_context_get_device: device is NULL");
+    }
+    *device = context->device;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
+    static const char *const func = "xgpu_queue_create";
+    if (!queue) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: queue is NULL", func);
+    }
+    *queue = NULL;
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    xgpu_queue *q = calloc(1, sizeof *q);
+    if (!q) {
+        return out_of_host_memory(func);
+    }
+    xgpu_status st = context->ops->queue_create(context->handle, &q->handle);
+    if (st != XGPU_SUCCESS) {
+        free(q);
+        return st;
+    }
+    q->magic = XGPU__MAGIC_QUEUE;
+    q->context = context;
+    atomic_fetch_add(&context->live, 1);
+    *queue = q;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_queue_finish(xgpu_queue *queue) {
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_finish", "queue");
+    return queue->context->ops->queue_finish(queue->handle);
+}
+
+xgpu_status xgpu_queue_release(xgpu_queue *queue) {
+    if (!queue) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_release", "queue");
+    const xgpu_backend_ops *ops = queue->context->ops;
+    xgpu_status st = ops->queue_finish(queue->handle);
+    ops->queue_release(queue->handle);
+    atomic_fetch_sub(&queue->context->live, 1);
+    queue->magic = XGPU__MAGIC_DEAD;
+    free(queue);
+    return st;
+}
+
+xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
+    static const char *const func = "xgpu_host_alloc";
+    if (!ptr) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: ptr is NULL", func);
+    }
+    *ptr = NULL;
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    if (size == 0) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
+    }
+    xgpu__host_block *blk = calloc(1, sizeof *blk);
+    if (!blk) {
+        return out_of_host_memory(func);
+    }
+    xgpu_status st = context->ops->host_alloc(context->handle, size, &blk->handle, &blk->ptr);
+    if (st != XGPU_SUCCESS) {
+        free(blk);
+        return st;
+    }
+    pthread_mutex_lock(&context->host_lock);
+    blk->next = context->host_blocks;
+    context->host_blocks = blk;
+    pthread_mutex_unlock(&context->host_lock);
+    *ptr = blk->ptr;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_host_free(xgpu_context *context, void *ptr) {
+    static const char *const func = "xgpu_host_free";
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    if (!ptr) {
+        return XGPU_SUCCESS;
+    }
+    pthread_mutex_lock(&context->host_lock);
+    xgpu__host_block **link = &context->host_blocks;
+    while (*link && (*link)->ptr != ptr) {
+        link = &(*link)->next;
+    }
+    xgpu__host_block *blk = *link;
+    if (blk) {
+        *link = blk->next;
+    }
+    pthread_mutex_unlock(&context->host_lock);
+    if (!blk) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: %p was not allocated by xgpu_host_alloc on this context", func,
+                           ptr);
+    }
+    context->ops->host_free(context->handle, blk->handle);
+    free(blk);
+    return XGPU_SUCCESS;
+}

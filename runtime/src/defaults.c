@@ -1,0 +1,63 @@
+/* Core defaults for optional backend hooks, and the services table the core
+ * hands to every backend. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static xgpu_status services_error(const char *backend, xgpu_status status, long long native_code,
+                                  const char *native_name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    xgpu__verror(backend, status, native_code, native_name, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static void services_log(const char *backend, int level, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    xgpu__vlog(backend, level, fmt, ap);
+    va_end(ap);
+}
+
+const xgpu_core_services xgpu__services = {
+    sizeof(xgpu_core_services),
+    XGPU_BACKEND_ABI_VERSION,
+    services_error,
+    services_log,
+};
+
+static xgpu_status default_host_alloc(void *context, size_t size, void **handle, void **ptr) {
+    (void)context;
+    void *p = malloc(size);
+    if (!p) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                           "xgpu_host_alloc: malloc of %zu bytes failed", size);
+    }
+    *handle = p;
+    *ptr = p;
+    return XGPU_SUCCESS;
+}
+
+static void default_host_free(void *context, void *handle) {
+    (void)context;
+    free(handle);
+}
+
+static void default_shutdown(void *state) {
+    (void)state;
+}
+
+void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
+    if (!ops->host_alloc || !ops->host_free) {
+        ops->host_alloc = default_host_alloc;
+        ops->host_free = default_host_free;
+    }
+    if (!ops->shutdown) {
+        ops->shutdown = default_shutdown;
+    }
+    /* buffer_fill stays NULL: the core's xgpu_buffer_fill expands the
+     * pattern itself when the hook is absent (it needs the queue's ops). */
+}

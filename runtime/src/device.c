@@ -1,0 +1,186 @@
+/* Backend and device discovery API, version queries. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t xgpu_version(void) {
+    return XGPU_VERSION_HEX;
+}
+
+const char *xgpu_version_string(void) {
+#define XGPU__STR2(x) #x
+#define XGPU__STR(x) XGPU__STR2(x)
+    return XGPU__STR(XGPU_VERSION_MAJOR) "." XGPU__STR(XGPU_VERSION_MINOR) "." XGPU__STR(
+        XGPU_VERSION_PATCH);
+}
+
+uint32_t xgpu_backend_abi_version(void) {
+    return XGPU_BACKEND_ABI_VERSION;
+}
+
+xgpu_status xgpu_backend_count(uint32_t *count) {
+    if (!count) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_backend_count: count is NULL");
+    }
+    *count = xgpu__registry_get()->backend_count;
+    return XGPU_SUCCESS;
+}
+
+/* Copies a struct the caller may have compiled at an older, smaller size. */
+static xgpu_status copy_sized(void *dst, size_t dst_size, const void *src, size_t src_size,
+                              const char *func) {
+    if (!dst) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: info is NULL", func);
+    }
+    if (dst_size == 0 || dst_size > src_size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: info_size %zu is not in 1..%zu", func, dst_size, src_size);
+    }
+    memcpy(dst, src, dst_size);
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_t info_size) {
+    const xgpu__registry *reg = xgpu__registry_get();
+    if (index >= reg->backend_count) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
+                           "xgpu_backend_get_info: index %u, but there are %u backends", index,
+                           reg->backend_count);
+    }
+    const xgpu__backend *b = &reg->backends[index];
+    xgpu_backend_info full;
+    memset(&full, 0, sizeof full);
+    snprintf(full.name, sizeof full.name, "%s", b->name);
+    full.available = b->available;
+    full.status = b->status;
+    snprintf(full.reason, sizeof full.reason, "%s", b->reason);
+    snprintf(full.plugin_path, sizeof full.plugin_path, "%s", b->path);
+    full.abi_version = b->abi_version;
+    full.device_count = b->available ? b->device_count : 0;
+    return copy_sized(info, info_size, &full, sizeof full, "xgpu_backend_get_info");
+}
+
+xgpu_status xgpu_device_count(uint32_t *count) {
+    if (!count) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_device_count: count is NULL");
+    }
+    *count = xgpu__registry_get()->device_count;
+    return XGPU_SUCCESS;
+}
+
+/* "no device: backend opencl: <reason>; backend cuda: <reason>" */
+static xgpu_status no_device_error(const xgpu__registry *reg, const char *func, const char *what) {
+    char reasons[3000] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < reg->backend_count && used < sizeof reasons; i++) {
+        const xgpu__backend *b = &reg->backends[i];
+        int n = snprintf(reasons + used, sizeof reasons - used, "; %s: %s", b->name,
+                         b->available ? "available, no devices" : b->reason);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL, "%s: %s%s", func, what,
+                       reg->backend_count ? reasons : "; no backend available");
+}
+
+xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
+    if (!device) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_device_get: device is NULL");
+    }
+    *device = NULL;
+    const xgpu__registry *reg = xgpu__registry_get();
+    if (index >= reg->device_count) {
+        char what[96];
+        snprintf(what, sizeof what, "no device %u (%u found)", index, reg->device_count);
+        return no_device_error(reg, "xgpu_device_get", what);
+    }
+    *device = &reg->devices[index];
+    return XGPU_SUCCESS;
+}
+
+static bool parse_index(const char *s, uint32_t *out) {
+    if (!*s) {
+        return false;
+    }
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return false;
+        }
+    }
+    errno = 0;
+    unsigned long v = strtoul(s, NULL, 10);
+    if (errno || v > UINT32_MAX) {
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
+    static const char *const func = "xgpu_device_select";
+    if (!device) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL", func);
+    }
+    *device = NULL;
+    if (!selector || !*selector) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: selector is empty; use an index, a backend name or backend:index",
+                           func);
+    }
+    uint32_t index;
+    if (parse_index(selector, &index)) {
+        return xgpu_device_get(index, device);
+    }
+    char name[32];
+    const char *colon = strchr(selector, ':');
+    size_t nlen = colon ? (size_t)(colon - selector) : strlen(selector);
+    if (nlen == 0 || nlen >= sizeof name) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: '%s' is not a selector (index, backend or backend:index)", func,
+                           selector);
+    }
+    memcpy(name, selector, nlen);
+    name[nlen] = '\0';
+    index = 0;
+    if (colon && !parse_index(colon + 1, &index)) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: '%s': '%s' is not a device index", func, selector, colon + 1);
+    }
+    const xgpu__registry *reg = xgpu__registry_get();
+    for (uint32_t i = 0; i < reg->backend_count; i++) {
+        const xgpu__backend *b = &reg->backends[i];
+        if (strcmp(b->name, name)) {
+            continue;
+        }
+        if (!b->available) {
+            return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
+                               "%s: backend %s is unavailable: %s", func, name, b->reason);
+        }
+        for (uint32_t d = 0; d < reg->device_count; d++) {
+            if (reg->devices[d].backend == b && reg->devices[d].index == index) {
+                *device = &reg->devices[d];
+                return XGPU_SUCCESS;
+            }
+        }
+        return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL,
+                           "%s: backend %s has %u device(s); there is no %s:%u", func, name,
+                           b->device_count, name, index);
+    }
+    return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
+                       "%s: no backend named '%s' (XGPU_BACKENDS may exclude it)", func, name);
+}
+
+xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
+                                 size_t info_size) {
+    xgpu_status st =
+        xgpu__check_handle(device, XGPU__MAGIC_DEVICE, "xgpu_device_get_info", "device");
+    if (st) {
+        return st;
+    }
+    return copy_sized(info, info_size, &device->info, sizeof device->info, "xgpu_device_get_info");
+}

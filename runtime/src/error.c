@@ -1,0 +1,138 @@
+/* Status names and messages (from the one table in xgpu.h) and the
+ * thread-local last error. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct xgpu__error_state {
+    xgpu_error_info info;
+    char message[4096];
+    char backend[32];
+    char native_name[96];
+} xgpu__error_state;
+
+static _Thread_local xgpu__error_state tl_error = {{XGPU_SUCCESS, "", NULL, NULL, 0}, "", "", ""};
+
+/* Build logs can be long: heap memory owned through a pthread key so that a
+ * thread's log is freed when the thread exits. */
+static pthread_key_t build_log_key;
+static pthread_once_t build_log_once = PTHREAD_ONCE_INIT;
+
+static void build_log_key_init(void) {
+    (void)pthread_key_create(&build_log_key, free);
+}
+
+const char *xgpu_status_name(xgpu_status status) {
+    switch (status) {
+#define XGPU__STATUS_NAME(name, value, text)                                                       \
+    case XGPU_##name:                                                                              \
+        return "XGPU_" #name;
+        XGPU_STATUS_MAP(XGPU__STATUS_NAME)
+#undef XGPU__STATUS_NAME
+    }
+    return "XGPU_UNKNOWN_STATUS";
+}
+
+const char *xgpu_status_message(xgpu_status status) {
+    switch (status) {
+#define XGPU__STATUS_TEXT(name, value, text)                                                       \
+    case XGPU_##name:                                                                              \
+        return text;
+        XGPU_STATUS_MAP(XGPU__STATUS_TEXT)
+#undef XGPU__STATUS_TEXT
+    }
+    return "unknown status";
+}
+
+const xgpu_error_info *xgpu_last_error(void) {
+    tl_error.info.message = tl_error.message;
+    return &tl_error.info;
+}
+
+xgpu_status xgpu__verror(const char *backend, xgpu_status status, long long native_code,
+                         const char *native_name, const char *fmt, va_list ap) {
+    xgpu__error_state *e = &tl_error;
+    e->info.status = status;
+    e->info.native_code = native_code;
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    if (backend) {
+        snprintf(e->backend, sizeof e->backend, "%s", backend);
+        e->info.backend = e->backend;
+    } else {
+        e->info.backend = NULL;
+    }
+    if (native_name) {
+        snprintf(e->native_name, sizeof e->native_name, "%s", native_name);
+        e->info.native_name = e->native_name;
+    } else {
+        e->info.native_name = NULL;
+    }
+    e->info.message = e->message;
+    xgpu__log(backend ? backend : "core", XGPU_LOG_DEBUG, "error %s: %s", xgpu_status_name(status),
+              e->message);
+    return status;
+}
+
+xgpu_status xgpu__error(const char *backend, xgpu_status status, long long native_code,
+                        const char *native_name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    xgpu__verror(backend, status, native_code, native_name, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+xgpu_status xgpu__check_handle(const void *handle, uint32_t magic, const char *func,
+                               const char *what) {
+    if (!handle) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL, "%s: %s is NULL", func, what);
+    }
+    uint32_t found = *(const uint32_t *)handle;
+    if (found == magic) {
+        return XGPU_SUCCESS;
+    }
+    if (found == XGPU__MAGIC_DEAD) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL, "%s: %s was already released",
+                           func, what);
+    }
+    return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL,
+                       "%s: %s is not a valid handle of that type", func, what);
+}
+
+void xgpu__set_build_log(const char *log) {
+    pthread_once(&build_log_once, build_log_key_init);
+    free(pthread_getspecific(build_log_key));
+    char *copy = NULL;
+    if (log) {
+        size_t n = strlen(log) + 1;
+        copy = malloc(n);
+        if (copy) {
+            memcpy(copy, log, n);
+        }
+    }
+    pthread_setspecific(build_log_key, copy);
+}
+
+const char *xgpu_last_build_log(void) {
+    pthread_once(&build_log_once, build_log_key_init);
+    const char *log = pthread_getspecific(build_log_key);
+    return log ? log : "";
+}
+
+void xgpu__format_bytes(char *out, size_t out_size, unsigned long long bytes) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    unsigned u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0) {
+        snprintf(out, out_size, "%llu bytes", bytes);
+    } else {
+        snprintf(out, out_size, "%.2f %s (%llu bytes)", v, units[u], bytes);
+    }
+}

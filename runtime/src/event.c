@@ -1,0 +1,70 @@
+/* Events: completion and device-side timing. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_event **event) {
+    if (!event || !backend_event) {
+        return XGPU_SUCCESS;
+    }
+    xgpu_event *e = calloc(1, sizeof *e);
+    if (!e) {
+        context->ops->event_release(backend_event);
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                           "event: malloc failed (the operation itself was enqueued)");
+    }
+    e->magic = XGPU__MAGIC_EVENT;
+    e->context = context;
+    e->handle = backend_event;
+    atomic_fetch_add(&context->live, 1);
+    *event = e;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
+    static const char *const func = "xgpu_queue_record_event";
+    if (!event) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: event is NULL", func);
+    }
+    *event = NULL;
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    void *ev = NULL;
+    xgpu_status st = queue->context->ops->queue_record_event(queue->handle, &ev);
+    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+}
+
+xgpu_status xgpu_event_wait(xgpu_event *event) {
+    XGPU__CHECK(event, XGPU__MAGIC_EVENT, "xgpu_event_wait", "event");
+    return event->context->ops->event_wait(event->handle);
+}
+
+xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms) {
+    static const char *const func = "xgpu_event_elapsed_ms";
+    XGPU__CHECK(start, XGPU__MAGIC_EVENT, func, "start");
+    XGPU__CHECK(end, XGPU__MAGIC_EVENT, func, "end");
+    if (!ms) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: ms is NULL", func);
+    }
+    if (start->context != end->context) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: the events belong to different contexts", func);
+    }
+    const xgpu_backend_ops *ops = start->context->ops;
+    xgpu_status st = ops->event_wait(start->handle);
+    if (!st) {
+        st = ops->event_wait(end->handle);
+    }
+    return st ? st : ops->event_elapsed_ms(start->handle, end->handle, ms);
+}
+
+xgpu_status xgpu_event_release(xgpu_event *event) {
+    if (!event) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(event, XGPU__MAGIC_EVENT, "xgpu_event_release", "event");
+    event->context->ops->event_release(event->handle);
+    atomic_fetch_sub(&event->context->live, 1);
+    event->magic = XGPU__MAGIC_DEAD;
+    free(event);
+    return XGPU_SUCCESS;
+}

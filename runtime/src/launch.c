@@ -1,0 +1,205 @@
+/* xgpu_launch: geometry and arguments are checked here, against the device
+ * and the kernel's signature, before the backend sees them. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_name(xgpu_arg_kind k) {
+    switch (k) {
+    case XGPU_ARG_BUFFER:
+        return "buffer";
+    case XGPU_ARG_SCALAR:
+        return "scalar";
+    case XGPU_ARG_LOCAL:
+        return "local memory";
+    case XGPU_ARG_NONE:
+        break;
+    }
+    return "invalid kind";
+}
+
+static xgpu_status check_range(const xgpu_kernel *k, const xgpu_range *r) {
+    static const char *const func = "xgpu_launch";
+    if (!r) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: range is NULL", func);
+    }
+    if (r->dims < 1 || r->dims > 3) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                           "%s: kernel '%s': dims is %u, must be 1, 2 or 3", func, k->name,
+                           r->dims);
+    }
+    const xgpu_device_info *info = &k->program->context->device->info;
+    uint64_t per_group = 1;
+    for (uint32_t d = 0; d < r->dims; d++) {
+        if (r->groups[d] == 0 || r->group_size[d] == 0) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': %s[%u] is 0", func, k->name,
+                               r->groups[d] ? "group_size" : "groups", d);
+        }
+        if (r->groups[d] > SIZE_MAX / r->group_size[d]) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': groups[%u] x group_size[%u] = %zu x %zu "
+                               "overflows",
+                               func, k->name, d, d, r->groups[d], r->group_size[d]);
+        }
+        if (info->max_group_dims[d] && r->group_size[d] > info->max_group_dims[d]) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': group_size[%u] = %zu exceeds the device's "
+                               "limit %llu in that dimension",
+                               func, k->name, d, r->group_size[d],
+                               (unsigned long long)info->max_group_dims[d]);
+        }
+        per_group *= r->group_size[d];
+    }
+    size_t max = 0;
+    xgpu_kernel_max_group_size(k, &max);
+    if (max && per_group > max) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                           "%s: kernel '%s': group of %llu work-items exceeds its limit of %zu "
+                           "on %s:%u",
+                           func, k->name, (unsigned long long)per_group, max, info->backend,
+                           info->backend_index);
+    }
+    return XGPU_SUCCESS;
+}
+
+/* One argument on its own, then against the declared parameter. */
+static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a) {
+    static const char *const func = "xgpu_launch";
+    const xgpu_context *ctx = k->program->context;
+    const xgpu__kernel_param *p = k->sig.known ? &k->sig.params[i] : NULL;
+    const char *pname = p ? p->name : "?";
+    switch (a->kind) {
+    case XGPU_ARG_BUFFER: {
+        xgpu_status st = xgpu__check_handle(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
+        if (st) {
+            return xgpu__error(NULL, st, 0, NULL, "xgpu_launch: kernel '%s' argument %u (%s): %s",
+                               k->name, i, pname, xgpu_last_error()->message);
+        }
+        if (a->buffer->context != ctx) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                               "%s: kernel '%s' argument %u (%s): buffer of another context", func,
+                               k->name, i, pname);
+        }
+        break;
+    }
+    case XGPU_ARG_SCALAR:
+        if (a->size == 0 || a->size > XGPU_ARG_SCALAR_MAX) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                               "%s: kernel '%s' argument %u (%s): scalar size %zu is not in "
+                               "1..%d",
+                               func, k->name, i, pname, a->size, XGPU_ARG_SCALAR_MAX);
+        }
+        break;
+    case XGPU_ARG_LOCAL:
+        if (a->size == 0) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                               "%s: kernel '%s' argument %u (%s): local memory size is 0", func,
+                               k->name, i, pname);
+        }
+        break;
+    case XGPU_ARG_NONE:
+    default:
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' argument %u (%s): kind %d is not a valid "
+                           "xgpu_arg_kind (use xgpu_arg_buffer, xgpu_arg_i32, ...)",
+                           func, k->name, i, pname, (int)a->kind);
+    }
+    if (!p) {
+        return XGPU_SUCCESS;
+    }
+    if (a->kind != p->kind) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' argument %u (%s %s) is a %s parameter, but a %s "
+                           "argument was given",
+                           func, k->name, i, p->type, p->name, kind_name(p->kind),
+                           kind_name(a->kind));
+    }
+    if (a->kind == XGPU_ARG_SCALAR && p->scalar_size && a->size != p->scalar_size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' argument %u (%s %s) takes %zu bytes, %zu given", func,
+                           k->name, i, p->type, p->name, p->scalar_size, a->size);
+    }
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status check_args(const xgpu_kernel *k, size_t count, const xgpu_arg *args) {
+    static const char *const func = "xgpu_launch";
+    if (count && !args) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: arg_count is %zu but args is NULL", func, count);
+    }
+    if (k->sig.known && count != k->sig.count) {
+        char names[512] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < k->sig.count && used < sizeof names; i++) {
+            int n = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                             k->sig.params[i].name);
+            used += n > 0 ? (size_t)n : 0;
+        }
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' takes %u argument(s) (%s), %zu given", func, k->name,
+                           k->sig.count, names, count);
+    }
+    const xgpu_device_info *info = &k->program->context->device->info;
+    uint64_t local_total = k->props.static_local_bytes;
+    for (size_t i = 0; i < count; i++) {
+        xgpu_status st = check_arg(k, (uint32_t)i, &args[i]);
+        if (st) {
+            return st;
+        }
+        if (args[i].kind == XGPU_ARG_LOCAL) {
+            local_total += args[i].size;
+        }
+    }
+    if (info->local_mem_bytes && local_total > info->local_mem_bytes) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                           "%s: kernel '%s' needs %llu bytes of local memory, the device has %llu",
+                           func, k->name, (unsigned long long)local_total,
+                           (unsigned long long)info->local_mem_bytes);
+    }
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range *range,
+                        size_t arg_count, const xgpu_arg *args, xgpu_event **event) {
+    static const char *const func = "xgpu_launch";
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    xgpu_context *ctx = queue->context;
+    if (kernel->program->context != ctx) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: kernel '%s' belongs to another context than the queue", func,
+                           kernel->name);
+    }
+    xgpu_status st = check_range(kernel, range);
+    if (!st) {
+        st = check_args(kernel, arg_count, args);
+    }
+    if (st) {
+        return st;
+    }
+    xgpu_backend_arg small[16];
+    xgpu_backend_arg *bargs = arg_count <= 16 ? small : malloc(arg_count * sizeof *bargs);
+    if (!bargs) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
+    }
+    for (size_t i = 0; i < arg_count; i++) {
+        bargs[i].kind = args[i].kind;
+        bargs[i].size = args[i].size;
+        bargs[i].buffer = args[i].kind == XGPU_ARG_BUFFER ? args[i].buffer->handle : NULL;
+        bargs[i].value = args[i].kind == XGPU_ARG_SCALAR ? args[i].value.bytes : NULL;
+    }
+    void *ev = NULL;
+    st = ctx->ops->launch(queue->handle, kernel->handle, range, arg_count, bargs,
+                          event ? &ev : NULL);
+    if (bargs != small) {
+        free(bargs);
+    }
+    return st ? st : xgpu__event_wrap(ctx, ev, event);
+}

@@ -1,0 +1,194 @@
+/* Programs (dialect source + prelude, built by the backend) and kernels. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dialect_define(xgpu_dialect d) {
+    switch (d) {
+    case XGPU_DIALECT_OPENCL:
+        return "#define XGPU_DIALECT_OPENCL 1\n";
+    case XGPU_DIALECT_CUDA:
+        return "#define XGPU_DIALECT_CUDA 1\n";
+    case XGPU_DIALECT_HIP:
+        return "#define XGPU_DIALECT_HIP 1\n";
+    }
+    return "";
+}
+
+/* Dialect define + prelude + "#line 1" + the user's source, so compiler
+ * messages give the user's own line numbers. */
+static char *compose_source(xgpu_dialect dialect, const char *source) {
+    static const char line_reset[] = "\n#line 1\n";
+    const char *def = dialect_define(dialect);
+    size_t n = strlen(def) + strlen(xgpu__prelude) + sizeof line_reset + strlen(source) + 1;
+    char *full = malloc(n);
+    if (full) {
+        snprintf(full, n, "%s%s%s%s", def, xgpu__prelude, line_reset, source);
+    }
+    return full;
+}
+
+static char *dup_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) {
+        memcpy(d, s, n);
+    }
+    return d;
+}
+
+/* Re-raises the backend's build error with the first lines of the log. */
+static xgpu_status build_failed(const xgpu_context *ctx, xgpu_status st, const char *log) {
+    const xgpu_error_info *e = xgpu_last_error();
+    char backend[32] = "", native[96] = "", msg[1024] = "";
+    snprintf(backend, sizeof backend, "%s", e->backend ? e->backend : ctx->device->info.backend);
+    snprintf(native, sizeof native, "%s", e->native_name ? e->native_name : "");
+    snprintf(msg, sizeof msg, "%s", e->message);
+    long long code = e->native_code;
+    const xgpu_device_info *info = &ctx->device->info;
+    return xgpu__error(backend, st, code, native[0] ? native : NULL,
+                       "xgpu_program_build: build failed on %s:%u (%s): %s%s%.1500s", info->backend,
+                       info->backend_index, info->name, msg, log && *log ? "\nbuild log:\n" : "",
+                       log ? log : "");
+}
+
+xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const char *options,
+                               xgpu_program **program) {
+    static const char *const func = "xgpu_program_build";
+    if (!program) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: program is NULL", func);
+    }
+    *program = NULL;
+    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    if (!source || !*source) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: source is %s", func,
+                           source ? "empty" : "NULL");
+    }
+    xgpu_program *p = calloc(1, sizeof *p);
+    char *full = compose_source(context->ops->dialect, source);
+    char *copy = dup_string(source);
+    if (!p || !full || !copy) {
+        free(full);
+        free(copy);
+        free(p);
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
+    }
+    p->source = copy;
+    char *log = NULL;
+    xgpu_status st = context->ops->program_build(context->handle, full, options ? options : "",
+                                                 &p->handle, &log);
+    free(full);
+    if (st != XGPU_SUCCESS) {
+        xgpu__set_build_log(log ? log : "");
+        st = build_failed(context, st, log);
+        free(log);
+        free(p->source);
+        free(p);
+        return st;
+    }
+    p->log = log;
+    p->magic = XGPU__MAGIC_PROGRAM;
+    p->context = context;
+    atomic_fetch_add(&context->live, 1);
+    *program = p;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_program_release(xgpu_program *program) {
+    if (!program) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(program, XGPU__MAGIC_PROGRAM, "xgpu_program_release", "program");
+    program->context->ops->program_release(program->handle);
+    atomic_fetch_sub(&program->context->live, 1);
+    free(program->source);
+    free(program->log);
+    program->magic = XGPU__MAGIC_DEAD;
+    free(program);
+    return XGPU_SUCCESS;
+}
+
+const char *xgpu_program_build_log(const xgpu_program *program) {
+    if (xgpu__check_handle(program, XGPU__MAGIC_PROGRAM, "xgpu_program_build_log", "program")) {
+        return "";
+    }
+    return program->log ? program->log : "";
+}
+
+xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_kernel **kernel) {
+    static const char *const func = "xgpu_kernel_create";
+    if (!kernel) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: kernel is NULL", func);
+    }
+    *kernel = NULL;
+    XGPU__CHECK(program, XGPU__MAGIC_PROGRAM, func, "program");
+    if (!name || !*name) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: name is %s", func,
+                           name ? "empty" : "NULL");
+    }
+    xgpu_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
+    }
+    const xgpu_backend_ops *ops = program->context->ops;
+    xgpu_status st = ops->kernel_create(program->handle, name, &k->handle, &k->props);
+    if (st != XGPU_SUCCESS) {
+        free(k);
+        return st;
+    }
+    if (!xgpu__kernel_sig_parse(program->source, name, &k->sig)) {
+        xgpu__log(NULL, XGPU_LOG_DEBUG,
+                  "kernel %s: signature not found in the source; launch arguments are checked "
+                  "by kind only",
+                  name);
+    }
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->magic = XGPU__MAGIC_KERNEL;
+    k->program = program;
+    atomic_fetch_add(&program->context->live, 1);
+    *kernel = k;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
+    if (!kernel) {
+        return XGPU_SUCCESS;
+    }
+    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, "xgpu_kernel_release", "kernel");
+    xgpu_context *ctx = kernel->program->context;
+    ctx->ops->kernel_release(kernel->handle);
+    atomic_fetch_sub(&ctx->live, 1);
+    kernel->magic = XGPU__MAGIC_DEAD;
+    free(kernel);
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
+    static const char *const func = "xgpu_kernel_arg_count";
+    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    if (!count) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL", func);
+    }
+    if (!kernel->sig.known) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: the signature of kernel '%s' could not be read from its source",
+                           func, kernel->name);
+    }
+    *count = kernel->sig.count;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
+    static const char *const func = "xgpu_kernel_max_group_size";
+    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    if (!size) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: size is NULL", func);
+    }
+    uint64_t dev_max = kernel->program->context->device->info.max_group_size;
+    uint64_t k_max = kernel->props.max_group_size;
+    uint64_t m = k_max && (k_max < dev_max || !dev_max) ? k_max : dev_max;
+    *size = (size_t)m;
+    return XGPU_SUCCESS;
+}
