@@ -1,0 +1,163 @@
+/* A stub backend for the loader tests. STUB_MODE_<X> picks what it does
+ * wrong; STUB_MODE_OK is a well-formed backend with one fake device whose
+ * operations all report XGPU_ERROR_UNSUPPORTED. */
+#include "xgpu_backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const xgpu_core_services *svc;
+
+static xgpu_status unsupported(void) {
+    return svc->error(STUB_NAME, XGPU_ERROR_UNSUPPORTED, 0, NULL, "stub backend");
+}
+
+static xgpu_status stub_probe(const xgpu_core_services *services, void **state, char *reason,
+                              size_t reason_size) {
+    svc = services;
+    *state = NULL;
+#if defined(STUB_MODE_PROBE)
+    snprintf(reason, reason_size, "stub driver library libstub.so.1 not found");
+    return XGPU_ERROR_BACKEND_UNAVAILABLE;
+#else
+    (void)reason;
+    (void)reason_size;
+    return XGPU_SUCCESS;
+#endif
+}
+
+static uint32_t stub_device_count(void *state) {
+    (void)state;
+#if defined(STUB_MODE_ZERO)
+    return 0;
+#else
+    return 1;
+#endif
+}
+
+static xgpu_status stub_device_info(void *state, uint32_t index, xgpu_device_info *info) {
+    (void)state;
+    snprintf(info->name, sizeof info->name, "stub device %u", index);
+    snprintf(info->vendor, sizeof info->vendor, "xgpu tests");
+    info->global_mem_bytes = 1 << 20;
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status stub_context_create(void *state, uint32_t index, void **context) {
+    (void)state, (void)index, (void)context;
+    return unsupported();
+}
+static void stub_release(void *object) {
+    (void)object;
+}
+static xgpu_status stub_queue_create(void *context, void **queue) {
+    (void)context, (void)queue;
+    return unsupported();
+}
+static xgpu_status stub_one(void *object) {
+    (void)object;
+    return unsupported();
+}
+static xgpu_status stub_buffer_create(void *context, size_t size, void **buffer) {
+    (void)context, (void)size, (void)buffer;
+    return unsupported();
+}
+static xgpu_status stub_write(void *q, void *b, size_t o, const void *s, size_t n, bool bl,
+                              void **e) {
+    (void)q, (void)b, (void)o, (void)s, (void)n, (void)bl, (void)e;
+    return unsupported();
+}
+static xgpu_status stub_read(void *q, void *b, size_t o, void *d, size_t n, bool bl, void **e) {
+    (void)q, (void)b, (void)o, (void)d, (void)n, (void)bl, (void)e;
+    return unsupported();
+}
+static xgpu_status stub_copy(void *q, void *s, size_t so, void *d, size_t dof, size_t n, void **e) {
+    (void)q, (void)s, (void)so, (void)d, (void)dof, (void)n, (void)e;
+    return unsupported();
+}
+static xgpu_status stub_build(void *c, const char *s, const char *o, void **p, char **l) {
+    (void)c, (void)s, (void)o, (void)p, (void)l;
+    return unsupported();
+}
+static xgpu_status stub_kernel(void *p, const char *n, void **k, xgpu_kernel_props *props) {
+    (void)p, (void)n, (void)k, (void)props;
+    return unsupported();
+}
+__attribute__((unused)) static xgpu_status
+stub_launch(void *q, void *k, const xgpu_range *r, size_t n, const xgpu_backend_arg *a, void **e) {
+    (void)q, (void)k, (void)r, (void)n, (void)a, (void)e;
+    return unsupported();
+}
+static xgpu_status stub_record(void *q, void **e) {
+    (void)q, (void)e;
+    return unsupported();
+}
+static xgpu_status stub_elapsed(void *a, void *b, double *ms) {
+    (void)a, (void)b, (void)ms;
+    return unsupported();
+}
+
+static const xgpu_backend_ops stub_ops = {
+    .size = sizeof(xgpu_backend_ops),
+    .abi_version = 1,
+#if defined(STUB_MODE_NAME)
+    .name = "somethingelse",
+#else
+    .name = STUB_NAME,
+#endif
+    .dialect = XGPU_DIALECT_OPENCL,
+    .probe = stub_probe,
+    .device_count = stub_device_count,
+    .device_info = stub_device_info,
+    .context_create = stub_context_create,
+    .context_release = stub_release,
+    .queue_create = stub_queue_create,
+    .queue_release = stub_release,
+    .queue_finish = stub_one,
+    .buffer_create = stub_buffer_create,
+    .buffer_release = stub_release,
+    .buffer_write = stub_write,
+    .buffer_read = stub_read,
+    .buffer_copy = stub_copy,
+    .program_build = stub_build,
+    .program_release = stub_release,
+    .kernel_create = stub_kernel,
+    .kernel_release = stub_release,
+#if !defined(STUB_MODE_HOOK)
+    .launch = stub_launch,
+#endif
+    .queue_record_event = stub_record,
+    .event_wait = stub_one,
+    .event_elapsed_ms = stub_elapsed,
+    .event_release = stub_release,
+};
+
+#if !defined(STUB_MODE_NOENTRY)
+__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
+                                                                      xgpu_negotiate_out *out);
+
+xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
+#if defined(STUB_MODE_REFUSE)
+    /* A backend that needs a newer core than this one. */
+    if (in->core_abi_version < 1000) {
+        return in->services->error(STUB_NAME, XGPU_ERROR_ABI_MISMATCH, 0, NULL,
+                                   "stubrefuse needs ABI version 1000, the core speaks %u",
+                                   in->core_abi_version);
+    }
+#endif
+#if defined(STUB_MODE_ABI)
+    out->abi_version = 99; /* answers a version the core never offered */
+#else
+    out->abi_version = 1;
+#endif
+    (void)in;
+    out->ops = &stub_ops;
+    return XGPU_SUCCESS;
+}
+#else
+/* Exports something, but not the entry point. */
+__attribute__((visibility("default"))) const void *xgpu_backend_entry_misspelt(void);
+const void *xgpu_backend_entry_misspelt(void) {
+    return &stub_ops;
+}
+#endif

@@ -1,0 +1,180 @@
+/* Loader: discovery, negotiation and every failure mode, with stub plugins. */
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static xgpu__registry reg;
+
+static void load(const char *plugin_path, const char *backends) {
+    xgpu__loader_config cfg = {plugin_path, backends, NULL, NULL};
+    xgpu__registry_load(&cfg, &reg);
+}
+
+static int teardown(void **state) {
+    (void)state;
+    xgpu__registry_free(&reg);
+    return 0;
+}
+
+static const xgpu__backend *find(const char *name) {
+    for (uint32_t i = 0; i < reg.backend_count; i++) {
+        if (!strcmp(reg.backends[i].name, name)) {
+            return &reg.backends[i];
+        }
+    }
+    fail_msg("backend %s not listed", name);
+    return NULL;
+}
+
+static void assert_reason(const char *name, xgpu_status status, const char *fragment) {
+    const xgpu__backend *b = find(name);
+    assert_false(b->available);
+    assert_int_equal(b->status, status);
+    if (!strstr(b->reason, fragment)) {
+        fail_msg("%s: reason '%s' lacks '%s'", name, b->reason, fragment);
+    }
+}
+
+static void good_plugin_loads_with_its_device(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubok");
+    const xgpu__backend *b = find("stubok");
+    assert_true(b->available);
+    assert_int_equal(b->abi_version, 1);
+    assert_int_equal(reg.device_count, 1);
+    assert_string_equal(reg.devices[0].info.name, "stub device 0");
+    assert_string_equal(reg.devices[0].info.backend, "stubok");
+    /* Optional hooks were filled with core defaults. */
+    assert_non_null(b->ops.host_alloc);
+    assert_non_null(b->ops.shutdown);
+}
+
+static void wrong_abi_version_is_refused(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubabi");
+    assert_reason("stubabi", XGPU_ERROR_ABI_MISMATCH, "answered ABI version 99");
+    assert_int_equal(reg.device_count, 0);
+}
+
+static void plugin_refusing_negotiation_keeps_its_message(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubrefuse");
+    assert_reason("stubrefuse", XGPU_ERROR_ABI_MISMATCH, "needs ABI version 1000");
+}
+
+static void missing_entry_symbol(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubnoentry");
+    assert_reason("stubnoentry", XGPU_ERROR_BACKEND_UNAVAILABLE,
+                  "does not export xgpu_backend_entry");
+}
+
+static void probe_failure_gives_the_backend_reason(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubprobe");
+    assert_reason("stubprobe", XGPU_ERROR_BACKEND_UNAVAILABLE, "libstub.so.1 not found");
+}
+
+static void zero_devices_is_available_but_empty(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubzero");
+    const xgpu__backend *b = find("stubzero");
+    assert_true(b->available);
+    assert_int_equal(b->device_count, 0);
+    assert_int_equal(reg.device_count, 0);
+}
+
+static void missing_required_hook_is_named(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubhook");
+    assert_reason("stubhook", XGPU_ERROR_ABI_MISMATCH, "lacks the required hook launch");
+}
+
+static void plugin_with_wrong_name_is_refused(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubname");
+    assert_reason("stubname", XGPU_ERROR_ABI_MISMATCH, "calls itself 'somethingelse'");
+}
+
+static void garbage_file_fails_dlopen_with_reason(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubgarbage");
+    assert_reason("stubgarbage", XGPU_ERROR_BACKEND_UNAVAILABLE, "failed to load");
+}
+
+static void unknown_backend_name_is_listed_with_reason(void **state) {
+    (void)state;
+    load(STUB_DIR, "doesnotexist");
+    assert_reason("doesnotexist", XGPU_ERROR_BACKEND_UNAVAILABLE,
+                  "no plugin libxgpu-doesnotexist.so found");
+    assert_reason("doesnotexist", XGPU_ERROR_BACKEND_UNAVAILABLE, "no such backend is known");
+    assert_int_equal(reg.backend_count, 1); /* the filter excludes the known ones */
+}
+
+static void known_backends_are_listed_even_without_plugins(void **state) {
+    (void)state;
+    load(EMPTY_DIR, NULL);
+    assert_int_equal(reg.device_count, 0);
+    assert_reason("cuda", XGPU_ERROR_BACKEND_UNAVAILABLE, "no plugin libxgpu-cuda.so");
+    assert_reason("hip", XGPU_ERROR_BACKEND_UNAVAILABLE, EMPTY_DIR);
+    assert_reason("opencl", XGPU_ERROR_BACKEND_UNAVAILABLE, "may not include it");
+    /* Device order: cuda, hip, opencl. */
+    assert_string_equal(reg.backends[0].name, "cuda");
+    assert_string_equal(reg.backends[1].name, "hip");
+    assert_string_equal(reg.backends[2].name, "opencl");
+}
+
+static void relative_and_empty_directories_are_never_searched(void **state) {
+    (void)state;
+    /* "." and relative entries would search the current directory. */
+    load(".:tests:::" EMPTY_DIR, "stubok");
+    assert_reason("stubok", XGPU_ERROR_BACKEND_UNAVAILABLE, "searched: " EMPTY_DIR ")");
+}
+
+static void first_directory_wins(void **state) {
+    (void)state;
+    load(EMPTY_DIR ":" STUB_DIR ":" STUB_DIR, "stubok");
+    const xgpu__backend *b = find("stubok");
+    assert_true(b->available);
+    assert_string_equal(b->path, STUB_DIR "/libxgpu-stubok.so");
+}
+
+static void all_stubs_together_never_fatal(void **state) {
+    (void)state;
+    load(STUB_DIR, NULL);
+    uint32_t available = 0;
+    for (uint32_t i = 0; i < reg.backend_count; i++) {
+        available += reg.backends[i].available;
+        if (!reg.backends[i].available) {
+            assert_true(reg.backends[i].reason[0] != '\0');
+        }
+    }
+    assert_int_equal(available, 2); /* stubok and stubzero */
+    assert_int_equal(reg.device_count, 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(good_plugin_loads_with_its_device, teardown),
+        cmocka_unit_test_teardown(wrong_abi_version_is_refused, teardown),
+        cmocka_unit_test_teardown(plugin_refusing_negotiation_keeps_its_message, teardown),
+        cmocka_unit_test_teardown(missing_entry_symbol, teardown),
+        cmocka_unit_test_teardown(probe_failure_gives_the_backend_reason, teardown),
+        cmocka_unit_test_teardown(zero_devices_is_available_but_empty, teardown),
+        cmocka_unit_test_teardown(missing_required_hook_is_named, teardown),
+        cmocka_unit_test_teardown(plugin_with_wrong_name_is_refused, teardown),
+        cmocka_unit_test_teardown(garbage_file_fails_dlopen_with_reason, teardown),
+        cmocka_unit_test_teardown(unknown_backend_name_is_listed_with_reason, teardown),
+        cmocka_unit_test_teardown(known_backends_are_listed_even_without_plugins, teardown),
+        cmocka_unit_test_teardown(relative_and_empty_directories_are_never_searched, teardown),
+        cmocka_unit_test_teardown(first_directory_wins, teardown),
+        cmocka_unit_test_teardown(all_stubs_together_never_fatal, teardown),
+    };
+    return cmocka_run_group_tests_name("loader", tests, NULL, NULL);
+}

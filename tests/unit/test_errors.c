@@ -1,0 +1,91 @@
+/* The status table and the thread-local last error. */
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static void names_and_messages_come_from_one_table(void **state) {
+    (void)state;
+#define CHECK_ENTRY(name, value, text)                                                             \
+    assert_int_equal(XGPU_##name, value);                                                          \
+    assert_string_equal(xgpu_status_name(XGPU_##name), "XGPU_" #name);                             \
+    assert_string_equal(xgpu_status_message(XGPU_##name), text);
+    XGPU_STATUS_MAP(CHECK_ENTRY)
+#undef CHECK_ENTRY
+    assert_string_equal(xgpu_status_name((xgpu_status)9999), "XGPU_UNKNOWN_STATUS");
+}
+
+static void last_error_keeps_native_name_and_backend(void **state) {
+    (void)state;
+    xgpu_status st = xgpu__error("opencl", XGPU_ERROR_BUILD_FAILED, -11, "CL_BUILD_PROGRAM_FAILURE",
+                                 "build of %s failed", "k");
+    assert_int_equal(st, XGPU_ERROR_BUILD_FAILED);
+    const xgpu_error_info *e = xgpu_last_error();
+    assert_int_equal(e->status, XGPU_ERROR_BUILD_FAILED);
+    assert_string_equal(e->message, "build of k failed");
+    assert_string_equal(e->backend, "opencl");
+    assert_string_equal(e->native_name, "CL_BUILD_PROGRAM_FAILURE");
+    assert_int_equal(e->native_code, -11);
+}
+
+static void *other_thread(void *arg) {
+    (void)arg;
+    xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "from the other thread");
+    return NULL;
+}
+
+static void last_error_is_per_thread(void **state) {
+    (void)state;
+    xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL, "from the main thread");
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, other_thread, NULL), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(xgpu_last_error()->status, XGPU_ERROR_OUT_OF_RANGE);
+    assert_string_equal(xgpu_last_error()->message, "from the main thread");
+    assert_null(xgpu_last_error()->backend);
+}
+
+static void handle_checks_name_the_problem(void **state) {
+    (void)state;
+    assert_int_equal(xgpu__check_handle(NULL, XGPU__MAGIC_QUEUE, "f", "queue"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_string_equal(xgpu_last_error()->message, "f: queue is NULL");
+    uint32_t fake = XGPU__MAGIC_BUFFER;
+    assert_int_equal(xgpu__check_handle(&fake, XGPU__MAGIC_QUEUE, "f", "queue"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_non_null(strstr(xgpu_last_error()->message, "not a valid handle"));
+    assert_int_equal(xgpu__check_handle(&fake, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
+}
+
+static void bytes_are_formatted_with_units(void **state) {
+    (void)state;
+    char b[64];
+    xgpu__format_bytes(b, sizeof b, 512);
+    assert_string_equal(b, "512 bytes");
+    xgpu__format_bytes(b, sizeof b, 3ull << 30);
+    assert_string_equal(b, "3.00 GiB (3221225472 bytes)");
+}
+
+static void versions_agree(void **state) {
+    (void)state;
+    assert_int_equal(xgpu_version(), XGPU_VERSION_HEX);
+    assert_string_equal(xgpu_version_string(), "0.1.0");
+    assert_int_equal(xgpu_backend_abi_version(), XGPU_BACKEND_ABI_VERSION);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names_and_messages_come_from_one_table),
+        cmocka_unit_test(last_error_keeps_native_name_and_backend),
+        cmocka_unit_test(last_error_is_per_thread),
+        cmocka_unit_test(handle_checks_name_the_problem),
+        cmocka_unit_test(bytes_are_formatted_with_units),
+        cmocka_unit_test(versions_agree),
+    };
+    return cmocka_run_group_tests_name("errors", tests, NULL, NULL);
+}

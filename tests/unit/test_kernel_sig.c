@@ -1,0 +1,80 @@
+/* Reading kernel signatures from dialect source. */
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const char *src =
+    "/* XGPU_KERNEL void commented(int a) {} */\n"
+    "XGPU_DEVICE_FN float helper(float x) { return x; }\n"
+    "XGPU_KERNEL void vadd(XGPU_GLOBAL const float *XGPU_RESTRICT a, // first\n"
+    "                      XGPU_GLOBAL float *c,\n"
+    "                      const xgpu_u32 n, float alpha, double beta, xgpu_i64 big,\n"
+    "                      XGPU_LOCAL_ARG(float, scratch), my_type t) {}\n"
+    "XGPU_KERNEL void empty(void) {}\n"
+    "XGPU_KERNEL void empty2( ) {}\n"
+    "XGPU_KERNEL void vadd_other(int x) {}\n";
+
+static void reads_every_kind(void **state) {
+    (void)state;
+    xgpu__kernel_sig sig;
+    assert_true(xgpu__kernel_sig_parse(src, "vadd", &sig));
+    assert_int_equal(sig.count, 8);
+    assert_int_equal(sig.params[0].kind, XGPU_ARG_BUFFER);
+    assert_string_equal(sig.params[0].name, "a");
+    assert_int_equal(sig.params[1].kind, XGPU_ARG_BUFFER);
+    assert_string_equal(sig.params[1].name, "c");
+    assert_int_equal(sig.params[2].kind, XGPU_ARG_SCALAR);
+    assert_string_equal(sig.params[2].type, "xgpu_u32");
+    assert_int_equal(sig.params[2].scalar_size, 4);
+    assert_int_equal(sig.params[3].scalar_size, 4);
+    assert_int_equal(sig.params[4].scalar_size, 8);
+    assert_int_equal(sig.params[5].scalar_size, 8);
+    assert_int_equal(sig.params[6].kind, XGPU_ARG_LOCAL);
+    assert_string_equal(sig.params[6].name, "scratch");
+    assert_int_equal(sig.params[7].kind, XGPU_ARG_SCALAR);
+    assert_int_equal(sig.params[7].scalar_size, 0); /* unknown type: size unchecked */
+}
+
+static void empty_lists_have_no_params(void **state) {
+    (void)state;
+    xgpu__kernel_sig sig;
+    assert_true(xgpu__kernel_sig_parse(src, "empty", &sig));
+    assert_int_equal(sig.count, 0);
+    assert_true(xgpu__kernel_sig_parse(src, "empty2", &sig));
+    assert_int_equal(sig.count, 0);
+}
+
+static void names_match_whole_words_and_skip_comments(void **state) {
+    (void)state;
+    xgpu__kernel_sig sig;
+    assert_true(xgpu__kernel_sig_parse(src, "vadd_other", &sig));
+    assert_int_equal(sig.count, 1);
+    assert_false(xgpu__kernel_sig_parse(src, "commented", &sig));
+    assert_false(sig.known);
+    assert_false(xgpu__kernel_sig_parse(src, "helper", &sig));
+    assert_false(xgpu__kernel_sig_parse(src, "missing", &sig));
+}
+
+static void unterminated_source_is_not_a_signature(void **state) {
+    (void)state;
+    xgpu__kernel_sig sig;
+    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a, ", "k", &sig));
+    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a,, int b) {}", "k", &sig));
+    assert_false(xgpu__kernel_sig_parse("/* unterminated", "k", &sig));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_every_kind),
+        cmocka_unit_test(empty_lists_have_no_params),
+        cmocka_unit_test(names_match_whole_words_and_skip_comments),
+        cmocka_unit_test(unterminated_source_is_not_a_signature),
+    };
+    return cmocka_run_group_tests_name("kernel_sig", tests, NULL, NULL);
+}
