@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the Debian packages xgpu needs, skipping those already present.
+# Uses sudo when not root. Usage: scripts/install-deps.sh [--tests]
+set -eu
+
+pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
+      pocl-opencl-icd clinfo"
+if [ "${1:-}" = "--tests" ]; then
+    pkgs="$pkgs libcmocka-dev"
+fi
+
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+if [ -z "$missing" ]; then
+    echo "xgpu: all required Debian packages are installed"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "xgpu: need root or sudo to install:$missing" >&2
+    exit 1
+fi
+echo "xgpu: installing:$missing"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,31 @@
+#!/bin/sh
+# The main job on a new machine: install what is missing, build, list every
+# compute device (and why a backend is unavailable), then run a quick,
+# verified check on each device: vector_add and a timed saxpy.
+# Usage: scripts/run.sh [build-dir]
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+
+"$root/scripts/install-deps.sh"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DXGPU_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
+
+echo "== gpuinfo"
+status=0
+"$build/bin/gpuinfo" || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "no device to run on"
+    exit "$status"
+fi
+
+echo
+echo "== quick check on every device"
+count=$("$build/bin/gpuinfo" | grep -c '^[0-9]')
+i=0
+while [ "$i" -lt "$count" ]; do
+    "$build/bin/vector_add" "$i" || status=1
+    "$build/bin/saxpy" "$i" || status=1
+    i=$((i + 1))
+done
+exit "$status"
