@@ -83,6 +83,29 @@ static bool is_qualifier(const char *tok) {
     return false;
 }
 
+/* Qualifiers and address spaces are not part of a parameter's type. */
+static bool skip_token(const char *tok, size_t len) {
+    char word[64];
+    if (len >= sizeof word) {
+        return false;
+    }
+    memcpy(word, tok, len);
+    word[len] = '\0';
+    return is_qualifier(word) || !strcmp(word, "XGPU_GLOBAL") || !strcmp(word, "XGPU_CONSTANT");
+}
+
+/* Appends " word" (or "word" when dst is empty), truncating at cap. */
+static void append_word(char *dst, size_t cap, const char *word, size_t len) {
+    size_t used = strlen(dst);
+    if (used && used + 1 < cap) {
+        dst[used++] = ' ';
+    }
+    size_t room = cap - 1 - used;
+    len = len < room ? len : room;
+    memcpy(dst + used, word, len);
+    dst[used + len] = '\0';
+}
+
 static size_t scalar_size(const char *type) {
     for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
         if (!strcmp(type, scalar_types[i].type)) {
@@ -139,13 +162,8 @@ static bool parse_param(const char *b, const char *e, xgpu__kernel_param *out) {
         while (is_ident(*p)) {
             p++;
         }
-        if (last) {
-            char tok[64];
-            snprintf(tok, sizeof tok, "%.*s", (int)last_len, last);
-            if (!is_qualifier(tok) && strcmp(tok, "XGPU_GLOBAL") && strcmp(tok, "XGPU_CONSTANT")) {
-                size_t used = strlen(type);
-                snprintf(type + used, sizeof type - used, "%s%s", used ? " " : "", tok);
-            }
+        if (last && !skip_token(last, last_len)) {
+            append_word(type, sizeof type, last, last_len);
         }
         last = tb;
         last_len = (size_t)(p - tb);
