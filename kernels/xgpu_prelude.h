@@ -135,7 +135,7 @@ typedef double xgpu_f64;
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
-typedef unsigned long long ulong;
+typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 
 XGPU_DEVICE_FN xgpu_u32 xgpu__dim3(dim3 v, int d) {
     return d == 0 ? v.x : (d == 1 ? v.y : v.z);
@@ -189,7 +189,7 @@ typedef __half xgpu_f16;
  * subgroup size; every lane receives the result of lane 0 through a final
  * broadcast. */
 #define XGPU__DEFINE_SG_REDUCE(name, T, OP)                                                        \
-    XGPU_DEVICE_FN T name(T v) {                                                                   \
+    __device__ __forceinline__ T name(T v) {                                                       \
         for (int o = XGPU__WARP_SIZE / 2; o > 0; o /= 2) {                                         \
             T w = XGPU__SHFL_DOWN(v, o);                                                           \
             v = OP(v, w);                                                                          \

@@ -75,11 +75,14 @@ xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
     cl_context ctx = NULL;
     clGetKernelInfo(k->kernel, CL_KERNEL_CONTEXT, sizeof ctx, &ctx, NULL);
     clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
-    size_t wg = 0;
+    size_t wg = 0, multiple = 0;
     cl_ulong local = 0;
     clGetKernelWorkGroupInfo(k->kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     clGetKernelWorkGroupInfo(k->kernel, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    clGetKernelWorkGroupInfo(k->kernel, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                             sizeof multiple, &multiple, NULL);
     props->max_group_size = wg;
+    props->preferred_group_multiple = multiple;
     props->static_local_bytes = local;
     pthread_mutex_init(&k->lock, NULL);
     *kernel = k;

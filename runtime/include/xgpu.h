@@ -287,6 +287,10 @@ XGPU_API xgpu_status xgpu_kernel_release(xgpu_kernel *kernel);
 XGPU_API xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count);
 /* Largest group size this kernel can be launched with on its device. */
 XGPU_API xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size);
+/* Group sizes that are multiples of this run best (warp or wavefront size,
+ * or the OpenCL driver's hint); 1 when the backend gives no hint. */
+XGPU_API xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel,
+                                                          size_t *multiple);
 
 /* Launch arguments. Build them with the helpers below. */
 typedef enum xgpu_arg_kind {

@@ -78,8 +78,9 @@ typedef struct xgpu_core_services {
 
 /* Properties of a created kernel, filled by kernel_create. */
 typedef struct xgpu_kernel_props {
-    uint64_t max_group_size;     /* 0: use the device's */
-    uint64_t static_local_bytes; /* local memory the kernel declares itself */
+    uint64_t max_group_size;           /* 0: use the device's */
+    uint64_t static_local_bytes;       /* local memory the kernel declares itself */
+    uint64_t preferred_group_multiple; /* group sizes should be multiples; 0: unknown */
 } xgpu_kernel_props;
 
 /* One launch argument as the backend receives it: already checked. */

@@ -85,6 +85,14 @@ xgpu_status xgpu__error(const char *backend, xgpu_status status, long long nativ
     return status;
 }
 
+void xgpu__clear_error(void) {
+    tl_error.info.status = XGPU_SUCCESS;
+    tl_error.info.backend = NULL;
+    tl_error.info.native_name = NULL;
+    tl_error.info.native_code = 0;
+    tl_error.message[0] = '\0';
+}
+
 xgpu_status xgpu__check_handle(const void *handle, uint32_t magic, const char *func,
                                const char *what) {
     if (!handle) {

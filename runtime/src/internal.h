@@ -41,6 +41,8 @@ xgpu_status xgpu__check_handle(const void *handle, uint32_t magic, const char *f
     } while (0)
 
 void xgpu__set_build_log(const char *log);
+/* Resets xgpu_last_error() to XGPU_SUCCESS on the calling thread. */
+void xgpu__clear_error(void);
 /* Formats a byte count as "1.50 GiB (1610612736 bytes)". */
 void xgpu__format_bytes(char *out, size_t out_size, unsigned long long bytes);
 

@@ -235,6 +235,7 @@ static void load_backend(xgpu__backend *b) {
     }
     xgpu_negotiate_in in = {sizeof in, XGPU_BACKEND_ABI_VERSION, &xgpu__services};
     xgpu_negotiate_out out = {sizeof out, 0, NULL};
+    xgpu__clear_error(); /* so a refusal's message is the plugin's own */
     xgpu_status st = entry(&in, &out);
     if (st != XGPU_SUCCESS) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH,
@@ -273,6 +274,7 @@ static void load_backend(xgpu__backend *b) {
     xgpu__ops_fill_defaults(&b->ops);
 
     char reason[sizeof b->reason] = "";
+    xgpu__clear_error();
     st = b->ops.probe(&xgpu__services, &b->state, reason, sizeof reason);
     if (st != XGPU_SUCCESS) {
         set_unavailable(b, st, "%s", reason[0] ? reason : xgpu_status_message(st));

@@ -180,6 +180,21 @@ xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
     return XGPU_SUCCESS;
 }
 
+xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size_t *multiple) {
+    static const char *const func = "xgpu_kernel_preferred_group_multiple";
+    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    if (!multiple) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: multiple is NULL",
+                           func);
+    }
+    uint64_t m = kernel->props.preferred_group_multiple;
+    if (!m) {
+        m = kernel->program->context->device->info.preferred_group_multiple;
+    }
+    *multiple = m ? (size_t)m : 1;
+    return XGPU_SUCCESS;
+}
+
 xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
     static const char *const func = "xgpu_kernel_max_group_size";
     XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");

@@ -222,9 +222,12 @@ static void launch_geometry(void **state) {
     XT_OK(xgpu_buffer_create(xt.ctx, 256, &a));
     xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(a), xgpu_arg_buffer(a),
                        xgpu_arg_u32(64)};
-    size_t max = 0;
+    size_t max = 0, multiple = 0;
     XT_OK(xgpu_kernel_max_group_size(k, &max));
     assert_true(max >= 1);
+    XT_OK(xgpu_kernel_preferred_group_multiple(k, &multiple));
+    assert_true(multiple >= 1 && multiple <= max);
+    XT_FAILS(xgpu_kernel_preferred_group_multiple(k, NULL), XGPU_ERROR_INVALID_ARGUMENT, NULL);
     xgpu_range r = xgpu_range_1d(1, 0);
     XT_FAILS(xgpu_launch(xt.queue, k, &r, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH,
              "group_size[0] is 0");
