@@ -44,29 +44,22 @@ typedef float xgpu_f32;
 #define xgpu_atomic_cas_i32(p, cmp, v) atomic_cmpxchg((volatile __global int *)(p), (cmp), (v))
 #define xgpu_atomic_add_i32_local(p, v) atomic_add((volatile __local int *)(p), (v))
 
-/* OpenCL 1.2 has no float atomics: compare-and-swap on the bits. */
-static inline float xgpu__atomic_add_f32_global(volatile __global float *p, float v) {
-    union {
-        uint u;
-        float f;
-    } old, upd;
-    do {
-        old.f = *p;
-        upd.f = old.f + v;
-    } while (atomic_cmpxchg((volatile __global uint *)p, old.u, upd.u) != old.u);
-    return old.f;
-}
-static inline float xgpu__atomic_add_f32_local(volatile __local float *p, float v) {
-    union {
-        uint u;
-        float f;
-    } old, upd;
-    do {
-        old.f = *p;
-        upd.f = old.f + v;
-    } while (atomic_cmpxchg((volatile __local uint *)p, old.u, upd.u) != old.u);
-    return old.f;
-}
+/* OpenCL 1.2 has no float atomics: compare-and-swap on the bits, once per
+ * address space (1.2 has no generic one). */
+#define XGPU__DEFINE_ATOMIC_ADD_F32(name, space)                                                   \
+    static inline float name(volatile space float *p, float v) {                                   \
+        union {                                                                                    \
+            uint u;                                                                                \
+            float f;                                                                               \
+        } old, upd;                                                                                \
+        do {                                                                                       \
+            old.f = *p;                                                                            \
+            upd.f = old.f + v;                                                                     \
+        } while (atomic_cmpxchg((volatile space uint *)p, old.u, upd.u) != old.u);                 \
+        return old.f;                                                                              \
+    }
+XGPU__DEFINE_ATOMIC_ADD_F32(xgpu__atomic_add_f32_global, __global)
+XGPU__DEFINE_ATOMIC_ADD_F32(xgpu__atomic_add_f32_local, __local)
 #define xgpu_atomic_add_f32(p, v) xgpu__atomic_add_f32_global((p), (v))
 #define xgpu_atomic_add_f32_local(p, v) xgpu__atomic_add_f32_local((p), (v))
 

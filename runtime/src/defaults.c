@@ -2,31 +2,14 @@
  * hands to every backend. */
 #include "internal.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static xgpu_status services_error(const char *backend, xgpu_status status, long long native_code,
-                                  const char *native_name, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    xgpu__verror(backend, status, native_code, native_name, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-static void services_log(const char *backend, int level, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    xgpu__vlog(backend, level, fmt, ap);
-    va_end(ap);
-}
 
 const xgpu_core_services xgpu__services = {
     sizeof(xgpu_core_services),
     XGPU_BACKEND_ABI_VERSION,
-    services_error,
-    services_log,
+    xgpu__error,
+    xgpu__log,
 };
 
 static xgpu_status default_host_alloc(void *context, size_t size, void **handle, void **ptr) {

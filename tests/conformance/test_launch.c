@@ -51,8 +51,9 @@ static const char *source =
     "                         XGPU_GLOBAL float *fsum, XGPU_GLOBAL xgpu_i32 *per_group,\n"
     "                         xgpu_u32 n, xgpu_u32 nbins) {\n"
     "    XGPU_LOCAL xgpu_i32 count;\n"
+    "    XGPU_LOCAL float fcount;\n"
     "    xgpu_u32 i = xgpu_global_id(0);\n"
-    "    if (xgpu_local_id(0) == 0) count = 0;\n"
+    "    if (xgpu_local_id(0) == 0) { count = 0; fcount = 0.0f; }\n"
     "    xgpu_barrier();\n"
     "    if (i < n) {\n"
     "        xgpu_atomic_add_i32(&bins[(xgpu_u32)in[i] % nbins], 1);\n"
@@ -60,9 +61,11 @@ static const char *source =
     "        xgpu_atomic_max_i32(&mm[1], in[i]);\n"
     "        xgpu_atomic_add_f32(fsum, f[i]);\n"
     "        xgpu_atomic_add_i32_local(&count, 1);\n"
+    "        xgpu_atomic_add_f32_local(&fcount, 1.0f);\n"
     "    }\n"
     "    xgpu_barrier();\n"
-    "    if (xgpu_local_id(0) == 0) per_group[xgpu_group_id(0)] = count;\n"
+    "    if (xgpu_local_id(0) == 0)\n"
+    "        per_group[xgpu_group_id(0)] = count + 100000 * (xgpu_i32)fcount;\n"
     "}\n"
     "\n"
     "XGPU_KERNEL void scalars(XGPU_GLOBAL xgpu_u64 *out, xgpu_i32 a, xgpu_u32 b, xgpu_i64 c,\n"
@@ -262,7 +265,9 @@ static void atomics_count_min_max_and_float_add(void **state) {
         fail_msg("float atomic sum %.7g, reference %.7g (rel err %.2e)", sum, want_sum, rel);
     }
     for (uint32_t g = 0; g < groups; g++) {
-        assert_int_equal(per[g], g + 1 < groups ? (int32_t)group : (int32_t)(n - g * group));
+        /* Both local counters (int and float atomics) saw every item. */
+        int32_t items = g + 1 < groups ? (int32_t)group : (int32_t)(n - g * group);
+        assert_int_equal(per[g], items * 100001);
     }
     XT_OK(xgpu_kernel_release(k));
     xgpu_buffer *all[] = {din, df, dbins, dmm, dsum, dper};
