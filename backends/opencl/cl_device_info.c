@@ -150,6 +150,7 @@ xgpu_status cl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_devi
     info->local_mem_bytes = get_ulong(dev, CL_DEVICE_LOCAL_MEM_SIZE);
     info->constant_mem_bytes = get_ulong(dev, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
     info->max_alloc_bytes = get_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    info->l2_cache_bytes = get_ulong(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
     info->max_group_size = get_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     size_t dims[3] = {0, 0, 0};
     if (get_uint(dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS) >= 3 &&

@@ -178,6 +178,12 @@ typedef struct xgpu_device_info {
     char pci_bus_id[16]; /* "dddd:bb:dd.f" lower-case hex, "" when none */
     bool has_uuid;
     uint8_t uuid[16];
+    uint64_t max_groups[3]; /* groups per launch in each dimension */
+    uint64_t l2_cache_bytes;
+    uint64_t local_mem_per_cu_bytes; /* shared memory per SM / CU */
+    uint32_t memory_clock_mhz;       /* peak memory clock as the driver reports it */
+    uint32_t memory_bus_width_bits;
+    int32_t ecc_enabled; /* 1 on, 0 off, -1 unknown */
 } xgpu_device_info;
 
 /* Number of devices over all available backends. Thread-safe. */
@@ -190,6 +196,9 @@ XGPU_API xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device);
 XGPU_API xgpu_status xgpu_device_select(const char *selector, xgpu_device **device);
 XGPU_API xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                           size_t info_size);
+/* Device memory free right now, as the driver sees it (all processes).
+ * XGPU_ERROR_UNSUPPORTED where the backend cannot tell (OpenCL). */
+XGPU_API xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes);
 
 /* ---------------------------------------------------------------------------
  * Contexts: the owner of every buffer, program and queue on one device.

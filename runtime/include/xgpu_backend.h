@@ -114,8 +114,11 @@ typedef struct xgpu_backend_ops {
     /* == Devices == */
     /* Required. */
     uint32_t (*device_count)(void *state);
-    /* Required. `index` < device_count. Fills every field it knows. */
+    /* Required. `index` < device_count. Fills every field it knows; the
+     * core has zeroed the struct and set ecc_enabled to -1. */
     xgpu_status (*device_info)(void *state, uint32_t index, xgpu_device_info *info);
+    /* Optional; default: XGPU_ERROR_UNSUPPORTED. Free device memory now. */
+    xgpu_status (*device_free_memory)(void *state, uint32_t index, uint64_t *free_bytes);
 
     /* == Contexts and queues == */
     /* Required. */

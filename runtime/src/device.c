@@ -175,6 +175,21 @@ xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
                        "%s: no backend named '%s' (XGPU_BACKENDS may exclude it)", func, name);
 }
 
+xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes) {
+    static const char *const func = "xgpu_device_free_memory";
+    XGPU__CHECK(device, XGPU__MAGIC_DEVICE, func, "device");
+    if (!free_bytes) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: free_bytes is NULL",
+                           func);
+    }
+    const xgpu__backend *b = device->backend;
+    if (!b->ops.device_free_memory) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: backend %s cannot report free memory", func, b->name);
+    }
+    return b->ops.device_free_memory(b->state, device->index, free_bytes);
+}
+
 xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                  size_t info_size) {
     xgpu_status st =

@@ -44,6 +44,13 @@ static xgpu_status check_range(const xgpu_kernel *k, const xgpu_range *r) {
                                "overflows",
                                func, k->name, d, d, r->groups[d], r->group_size[d]);
         }
+        if (info->max_groups[d] && r->groups[d] > info->max_groups[d]) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': groups[%u] = %zu exceeds the device's limit "
+                               "%llu in that dimension",
+                               func, k->name, d, r->groups[d],
+                               (unsigned long long)info->max_groups[d]);
+        }
         if (info->max_group_dims[d] && r->group_size[d] > info->max_group_dims[d]) {
             return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
                                "%s: kernel '%s': group_size[%u] = %zu exceeds the device's "

@@ -380,6 +380,7 @@ void xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
             dev->backend = b;
             dev->index = d;
             dev->global_index = reg->device_count;
+            dev->info.ecc_enabled = -1;
             if (b->ops.device_info(b->state, d, &dev->info) != XGPU_SUCCESS) {
                 xgpu__log("loader", XGPU_LOG_WARN, "%s:%u: device info failed: %s", b->name, d,
                           xgpu_last_error()->message);

@@ -266,6 +266,14 @@ static void events_and_info(void **state) {
     XT_FAILS(xgpu_device_get_info(xt.device, &info, 0), XGPU_ERROR_INVALID_SIZE, NULL);
     XT_FAILS(xgpu_device_get_info(xt.device, &info, sizeof info + 8), XGPU_ERROR_INVALID_SIZE,
              NULL);
+    uint64_t free_bytes = 0;
+    xgpu_status st = xgpu_device_free_memory(xt.device, &free_bytes);
+    if (st == XGPU_SUCCESS) {
+        assert_true(free_bytes > 0 && free_bytes <= xt.info.global_mem_bytes);
+    } else {
+        XT_FAILS(st, XGPU_ERROR_UNSUPPORTED, "cannot report free memory");
+    }
+    XT_FAILS(xgpu_device_free_memory(xt.device, NULL), XGPU_ERROR_INVALID_ARGUMENT, NULL);
     /* An older, smaller struct is filled as far as it goes. */
     XT_OK(xgpu_device_get_info(xt.device, &info, offsetof(xgpu_device_info, name)));
 }
