@@ -176,6 +176,10 @@ struct xgpu_kernel {
  * backend event when the wrapper cannot be allocated. */
 xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_event **event);
 
+/* ---- program.c ---- */
+/* Dialect define + prelude + "#line 1" + source; malloc'ed, NULL on OOM. */
+char *xgpu__compose_source(xgpu_dialect dialect, const char *source);
+
 /* ---- prelude (generated from kernels/xgpu_prelude.h) ---- */
 extern const char xgpu__prelude[];
 

@@ -19,7 +19,7 @@ static const char *dialect_define(xgpu_dialect d) {
 
 /* Dialect define + prelude + "#line 1" + the user's source, so compiler
  * messages give the user's own line numbers. */
-static char *compose_source(xgpu_dialect dialect, const char *source) {
+char *xgpu__compose_source(xgpu_dialect dialect, const char *source) {
     static const char line_reset[] = "\n#line 1\n";
     const char *def = dialect_define(dialect);
     size_t n = strlen(def) + strlen(xgpu__prelude) + sizeof line_reset + strlen(source) + 1;
@@ -67,7 +67,7 @@ xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const 
                            source ? "empty" : "NULL");
     }
     xgpu_program *p = calloc(1, sizeof *p);
-    char *full = compose_source(context->ops->dialect, source);
+    char *full = xgpu__compose_source(context->ops->dialect, source);
     char *copy = dup_string(source);
     if (!p || !full || !copy) {
         free(full);

@@ -1,0 +1,205 @@
+/* CUDA backend: ABI entry, probe, device info and the hook table. Built
+ * without any CUDA header or library; libcuda.so.1 is loaded at probe time,
+ * NVRTC at the first program build. */
+#include "cuda_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static xgpu_status cu_probe(const xgpu_core_services *services, void **state, char *reason,
+                            size_t reason_size) {
+    cu__services = services;
+    *state = NULL;
+    cu_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(reason, reason_size, "out of host memory");
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    xgpu_status s = cu__driver_load(&st->driver, &st->driver_version, reason, reason_size);
+    if (s != XGPU_SUCCESS) {
+        free(st); /* the library stays loaded, by design */
+        return s;
+    }
+    const cu_driver *d = &st->driver;
+    char buf[32];
+    CUresult r = d->cuDeviceGetCount(&st->device_count);
+    if (r != CUDA_SUCCESS || st->device_count <= 0) {
+        snprintf(reason, reason_size, "the NVIDIA driver (%s) reports no GPU%s%s", d->path,
+                 r != CUDA_SUCCESS ? ": cuDeviceGetCount " : "",
+                 r != CUDA_SUCCESS ? cu__result_name(d, r, buf, sizeof buf) : "");
+        free(st);
+        return XGPU_ERROR_NO_DEVICE;
+    }
+    st->devices = calloc((size_t)st->device_count, sizeof *st->devices);
+    st->sm = calloc((size_t)st->device_count, sizeof *st->sm);
+    if (!st->devices || !st->sm) {
+        free(st->devices);
+        free(st->sm);
+        free(st);
+        snprintf(reason, reason_size, "out of host memory");
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (int i = 0; i < st->device_count; i++) {
+        int major = 0, minor = 0;
+        d->cuDeviceGet(&st->devices[i], i);
+        d->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                st->devices[i]);
+        d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                st->devices[i]);
+        st->sm[i] = 10 * major + minor;
+    }
+    st->nvrtc_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    *state = st;
+    return XGPU_SUCCESS;
+}
+
+static uint32_t cu_device_count(void *state) {
+    return (uint32_t)((cu_state *)state)->device_count;
+}
+
+static int attr(const cu_state *st, int attrib, CUdevice dev) {
+    int v = 0;
+    return st->driver.cuDeviceGetAttribute(&v, attrib, dev) == CUDA_SUCCESS ? v : 0;
+}
+
+static xgpu_status cu_device_info(void *state, uint32_t index, xgpu_device_info *info) {
+    cu_state *st = state;
+    const cu_driver *d = &st->driver;
+    CUdevice dev = st->devices[index];
+    int sm = st->sm[index];
+    info->type = XGPU_DEVICE_TYPE_GPU;
+    snprintf(info->vendor, sizeof info->vendor, "NVIDIA Corporation");
+    if (d->cuDeviceGetName(info->name, (int)sizeof info->name, dev) != CUDA_SUCCESS) {
+        snprintf(info->name, sizeof info->name, "NVIDIA GPU %u", index);
+    }
+    snprintf(info->arch, sizeof info->arch, "sm_%d", sm);
+    snprintf(info->device_version, sizeof info->device_version, "compute capability %d.%d", sm / 10,
+             sm % 10);
+    snprintf(info->driver_version, sizeof info->driver_version, "%d.%d", st->driver_version / 1000,
+             (st->driver_version % 1000) / 10);
+    snprintf(info->language_version, sizeof info->language_version, "CUDA C++ (NVRTC)");
+    info->compute_units = (uint32_t)attr(st, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    info->max_clock_mhz = (uint32_t)attr(st, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev) / 1000;
+    size_t total = 0;
+    if (d->cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS) {
+        info->global_mem_bytes = total;
+        info->max_alloc_bytes = total;
+    }
+    /* Kernels may use up to the opt-in maximum: launches raise the
+     * function's limit when they need more than the default 48 KiB. */
+    int optin = attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    int per_block = attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev);
+    info->local_mem_bytes = (uint64_t)(optin > per_block ? optin : per_block);
+    info->local_mem_per_cu_bytes =
+        (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev);
+    info->constant_mem_bytes = (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, dev);
+    info->max_group_size = (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+    static const int block_attr[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    static const int grid_attr[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+    for (int i = 0; i < 3; i++) {
+        info->max_group_dims[i] = (uint64_t)attr(st, block_attr[i], dev);
+        info->max_groups[i] = (uint64_t)attr(st, grid_attr[i], dev);
+    }
+    int warp = attr(st, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);
+    info->preferred_group_multiple = (uint32_t)warp;
+    info->subgroups = warp > 0;
+    info->subgroup_size = (uint32_t)warp;
+    info->fp64 = true;
+    info->fp16 = sm >= 53;
+    info->l2_cache_bytes = (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+    info->memory_clock_mhz = (uint32_t)attr(st, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev) / 1000;
+    info->memory_bus_width_bits =
+        (uint32_t)attr(st, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev);
+    int ecc = 0;
+    info->ecc_enabled =
+        d->cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, dev) == CUDA_SUCCESS
+            ? (ecc != 0)
+            : -1;
+    int domain = 0, bus = 0, slot = 0;
+    if (d->cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) == CUDA_SUCCESS &&
+        d->cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev) == CUDA_SUCCESS) {
+        d->cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
+        info->has_pci_bus_id = true;
+        snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%04x:%02x:%02x.0",
+                 (unsigned)domain & 0xffff, (unsigned)bus & 0xff, (unsigned)slot & 0x1f);
+    }
+    CUuuid uuid;
+    if (d->cuDeviceGetUuid && d->cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS) {
+        memcpy(info->uuid, uuid.bytes, sizeof info->uuid);
+        info->has_uuid = true;
+    }
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status cu_device_free_memory(void *state, uint32_t index, uint64_t *free_bytes) {
+    cu_state *st = state;
+    const cu_driver *d = &st->driver;
+    /* cuMemGetInfo needs a current context: the primary one, retained only
+     * for the query. */
+    CUcontext ctx = NULL;
+    CUresult r = d->cuDevicePrimaryCtxRetain(&ctx, st->devices[index]);
+    if (r != CUDA_SUCCESS) {
+        return cu__fail(d, r, "cuDevicePrimaryCtxRetain", NULL);
+    }
+    size_t free_now = 0, total = 0;
+    r = d->cuCtxSetCurrent(ctx);
+    if (r == CUDA_SUCCESS) {
+        r = d->cuMemGetInfo(&free_now, &total);
+    }
+    d->cuDevicePrimaryCtxRelease(st->devices[index]);
+    if (r != CUDA_SUCCESS) {
+        return cu__fail(d, r, "cuMemGetInfo", NULL);
+    }
+    *free_bytes = free_now;
+    return XGPU_SUCCESS;
+}
+
+static const xgpu_backend_ops cu_ops = {
+    .size = sizeof(xgpu_backend_ops),
+    .abi_version = 1,
+    .name = CU_BACKEND_NAME,
+    .dialect = XGPU_DIALECT_CUDA,
+    .probe = cu_probe,
+    .device_count = cu_device_count,
+    .device_info = cu_device_info,
+    .device_free_memory = cu_device_free_memory,
+    .context_create = cu__context_create,
+    .context_release = cu__context_release,
+    .queue_create = cu__queue_create,
+    .queue_release = cu__queue_release,
+    .queue_finish = cu__queue_finish,
+    .buffer_create = cu__buffer_create,
+    .buffer_release = cu__buffer_release,
+    .buffer_write = cu__buffer_write,
+    .buffer_read = cu__buffer_read,
+    .buffer_copy = cu__buffer_copy,
+    .buffer_fill = cu__buffer_fill,
+    .host_alloc = cu__host_alloc,
+    .host_free = cu__host_free,
+    .program_build = cu__program_build,
+    .program_release = cu__program_release,
+    .kernel_create = cu__kernel_create,
+    .kernel_release = cu__kernel_release,
+    .launch = cu__launch,
+    .queue_record_event = cu__queue_record_event,
+    .event_wait = cu__event_wait,
+    .event_elapsed_ms = cu__event_elapsed_ms,
+    .event_release = cu__event_release,
+};
+
+__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
+                                                                      xgpu_negotiate_out *out);
+
+xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
+    if (!in || !out || in->core_abi_version < 1) {
+        return XGPU_ERROR_ABI_MISMATCH;
+    }
+    out->abi_version = 1;
+    out->ops = &cu_ops;
+    return XGPU_SUCCESS;
+}

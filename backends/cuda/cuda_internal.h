@@ -1,0 +1,129 @@
+/* CUDA backend internals, shared by its source files. */
+#ifndef XGPU_CUDA_INTERNAL_H
+#define XGPU_CUDA_INTERNAL_H
+
+#include "cuda_api.h"
+#include "xgpu_backend.h"
+
+#include <pthread.h>
+
+#define CU_BACKEND_NAME "cuda"
+
+typedef struct cu_state {
+    cu_driver driver;
+    int driver_version; /* cuDriverGetVersion: 13000 = CUDA 13.0 */
+    int device_count;
+    CUdevice *devices;
+    int *sm; /* compute capability as 10 * major + minor */
+    /* NVRTC is loaded on the first program build. */
+    pthread_once_t nvrtc_once;
+    cu_nvrtc nvrtc;
+    xgpu_status nvrtc_status;
+    char nvrtc_reason[1024];
+} cu_state;
+
+typedef struct cu_ctx {
+    cu_state *state;
+    CUcontext context; /* the device's primary context */
+    CUdevice device;
+    int sm;
+} cu_ctx;
+
+typedef struct cu_queue {
+    cu_ctx *ctx;
+    CUstream stream;
+} cu_queue;
+
+typedef struct cu_buffer {
+    cu_ctx *ctx;
+    CUdeviceptr ptr;
+} cu_buffer;
+
+typedef struct cu_event {
+    cu_ctx *ctx;
+    CUevent event;
+} cu_event;
+
+typedef struct cu_program {
+    cu_ctx *ctx;
+    CUmodule module;
+} cu_program;
+
+typedef struct cu_kernel {
+    cu_ctx *ctx;
+    CUfunction fn;
+    /* Dynamic shared memory the function is configured for; raised (under
+     * the lock) when a launch needs more than 48 KiB. */
+    pthread_mutex_t lock;
+    int dynamic_limit;
+} cu_kernel;
+
+/* A compiled program image. */
+typedef struct cu_binary {
+    char *data;
+    size_t size;
+    bool ptx;   /* PTX text (NUL-terminated) rather than CUBIN */
+    int target; /* the sm/compute number compiled for */
+} cu_binary;
+
+extern const xgpu_core_services *cu__services;
+
+/* cuda_loader.c */
+/* Loads libcuda (XGPU_CUDA_DRIVER overrides the file), calls cuInit and
+ * resolves the API. On failure writes the reason and returns the status. */
+xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, size_t reason_size);
+/* Loads NVRTC from the usual sonames, $CUDA_PATH/lib64, /usr/local/cuda/lib64. */
+xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size);
+/* "CUDA_ERROR_OUT_OF_MEMORY", or "CUresult <n>" (static or driver-owned). */
+const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t size);
+/* Records a failed driver call and returns the matching xgpu status. */
+xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const char *detail);
+/* Makes the context current on this thread; returns its status. */
+xgpu_status cu__make_current(const cu_ctx *ctx);
+
+/* cuda_compile.c */
+/* Chooses what to build for a device of compute capability `sm`: CUBIN for
+ * sm itself when NVRTC supports it, else PTX for the newest supported arch
+ * below it. False when NVRTC supports nothing at or below sm. */
+bool cu__choose_target(int sm, const int *archs, int arch_count, int *target, bool *ptx);
+/* Compiles prelude-composed source for `sm`. */
+xgpu_status cu__compile(const cu_nvrtc *nvrtc, const char *source, const char *options, int sm,
+                        cu_binary *out, char **log);
+
+/* cuda_memory.c */
+xgpu_status cu__context_create(void *state, uint32_t index, void **context);
+void cu__context_release(void *context);
+xgpu_status cu__queue_create(void *context, void **queue);
+void cu__queue_release(void *queue);
+xgpu_status cu__queue_finish(void *queue);
+xgpu_status cu__buffer_create(void *context, size_t size, void **buffer);
+void cu__buffer_release(void *buffer);
+xgpu_status cu__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
+                             bool blocking, void **event);
+xgpu_status cu__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
+                            bool blocking, void **event);
+xgpu_status cu__buffer_copy(void *queue, void *src, size_t src_offset, void *dst, size_t dst_offset,
+                            size_t size, void **event);
+xgpu_status cu__buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
+                            const void *pattern, size_t pattern_size, void **event);
+xgpu_status cu__host_alloc(void *context, size_t size, void **handle, void **ptr);
+void cu__host_free(void *context, void *handle);
+xgpu_status cu__queue_record_event(void *queue, void **event);
+xgpu_status cu__event_wait(void *event);
+xgpu_status cu__event_elapsed_ms(void *start, void *end, double *ms);
+void cu__event_release(void *event);
+/* Records an event after the last operation when `event` is not NULL, then
+ * synchronises the stream when `blocking`. */
+xgpu_status cu__finish_op(cu_queue *q, bool blocking, void **event);
+
+/* cuda_program.c */
+xgpu_status cu__program_build(void *context, const char *source, const char *options,
+                              void **program, char **log);
+void cu__program_release(void *program);
+xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
+                              xgpu_kernel_props *props);
+void cu__kernel_release(void *kernel);
+xgpu_status cu__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                       const xgpu_backend_arg *args, void **event);
+
+#endif

@@ -1,0 +1,275 @@
+/* Finding and binding libcuda and NVRTC at run time. Neither is needed to
+ * build; neither is ever unloaded. */
+#define _GNU_SOURCE
+#include "cuda_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const xgpu_core_services *cu__services;
+
+/* dlsym into a function pointer without an object-to-function cast. */
+static void bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
+    void *sym = dlsym(lib, symbol);
+    memcpy(fn_slot, &sym, slot_size);
+}
+
+static void loaded_path(void *lib, const char *symbol, char *out, size_t size) {
+    Dl_info info;
+    void *sym = dlsym(lib, symbol);
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        snprintf(out, size, "%s", info.dli_fname);
+    }
+}
+
+/* Names for the codes the backend reasons about, for when the driver
+ * cannot name them itself (the toolkit's stub answers every call with
+ * CUDA_ERROR_STUB_LIBRARY, cuGetErrorName included). */
+static const struct {
+    CUresult code;
+    const char *name;
+} known_results[] = {
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
+    {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY"},
+    {CUDA_ERROR_INSUFFICIENT_DRIVER, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
+    {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+};
+
+const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t size) {
+    const char *name = NULL;
+    if (drv->cuGetErrorName && drv->cuGetErrorName(r, &name) == CUDA_SUCCESS && name) {
+        return name;
+    }
+    for (size_t i = 0; i < sizeof known_results / sizeof known_results[0]; i++) {
+        if (known_results[i].code == r) {
+            return known_results[i].name;
+        }
+    }
+    snprintf(buf, size, "CUresult %d", r);
+    return buf;
+}
+
+static xgpu_status status_of(CUresult r) {
+    switch (r) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return XGPU_ERROR_OUT_OF_DEVICE_MEMORY;
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+        return XGPU_ERROR_NO_DEVICE;
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+        return XGPU_ERROR_BUILD_FAILED;
+    case CUDA_ERROR_NOT_FOUND:
+        return XGPU_ERROR_KERNEL_NOT_FOUND;
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+        return XGPU_ERROR_INVALID_LAUNCH;
+    default:
+        return XGPU_ERROR_BACKEND;
+    }
+}
+
+xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const char *detail) {
+    char buf[32];
+    const char *name = cu__result_name(drv, r, buf, sizeof buf);
+    const char *text = NULL;
+    if (!drv->cuGetErrorString || drv->cuGetErrorString(r, &text) != CUDA_SUCCESS) {
+        text = NULL;
+    }
+    return cu__services->error(CU_BACKEND_NAME, status_of(r), r, name, "%s failed: %s%s%s%s%s",
+                               call, name, text ? " (" : "", text ? text : "", text ? ")" : "",
+                               detail ? detail : "");
+}
+
+xgpu_status cu__make_current(const cu_ctx *ctx) {
+    CUresult r = ctx->state->driver.cuCtxSetCurrent(ctx->context);
+    return r == CUDA_SUCCESS ? XGPU_SUCCESS
+                             : cu__fail(&ctx->state->driver, r, "cuCtxSetCurrent", NULL);
+}
+
+/* Why cuInit failed, in words a user can act on. */
+static void init_failure_reason(const cu_driver *drv, CUresult r, char *reason, size_t size) {
+    char buf[32];
+    const char *name = cu__result_name(drv, r, buf, sizeof buf);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    switch (r) {
+    case CUDA_ERROR_STUB_LIBRARY:
+        snprintf(reason, size,
+                 "%s is the CUDA toolkit's stub library, not the driver (cuInit: %s); install "
+                 "the NVIDIA driver, and keep the toolkit's lib64/stubs off LD_LIBRARY_PATH",
+                 drv->path, name);
+        break;
+    case CUDA_ERROR_NO_DEVICE:
+        snprintf(reason, size,
+                 "the NVIDIA driver sees no GPU (cuInit: %s)%s%s%s; check nvidia-smi and that "
+                 "/dev/nvidia* exist",
+                 name, visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "",
+                 visible ? "\" may hide devices" : "");
+        break;
+    case CUDA_ERROR_INSUFFICIENT_DRIVER:
+        snprintf(reason, size,
+                 "the NVIDIA driver is too old for this libcuda or the kernel module is missing "
+                 "(cuInit: %s); install a newer driver",
+                 name);
+        break;
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        snprintf(reason, size,
+                 "libcuda (%s) and the NVIDIA kernel module are different versions (cuInit: "
+                 "%s); reboot after a driver update, or reinstall the driver",
+                 drv->path, name);
+        break;
+    default:
+        snprintf(reason, size, "cuInit failed: %s (%d) with %s", name, r, drv->path);
+        break;
+    }
+}
+
+xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, size_t reason_size) {
+    memset(drv, 0, sizeof *drv);
+    const char *override = getenv("XGPU_CUDA_DRIVER");
+    const char *file = override && *override ? override : "libcuda.so.1";
+    dlerror();
+    drv->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!drv->lib) {
+        const char *err = dlerror();
+        snprintf(reason, reason_size,
+                 "the NVIDIA driver library %s was not found (%s); install the NVIDIA driver "
+                 "(it provides libcuda.so.1)%s",
+                 file, err ? err : "dlopen failed",
+                 override ? "; XGPU_CUDA_DRIVER names this file" : "");
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    snprintf(drv->path, sizeof drv->path, "%s", file);
+    loaded_path(drv->lib, "cuInit", drv->path, sizeof drv->path);
+#define CU_BIND(name, symbol, required, ret, params)                                               \
+    bind_symbol(drv->lib, symbol, &drv->name, sizeof drv->name);
+    CU_DRIVER_FUNCTIONS(CU_BIND)
+#undef CU_BIND
+    if (!drv->cuInit) {
+        snprintf(reason, reason_size, "%s does not export cuInit: not a CUDA driver", drv->path);
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    CUresult r = drv->cuInit(0);
+    if (r != CUDA_SUCCESS) {
+        init_failure_reason(drv, r, reason, reason_size);
+        return r == CUDA_ERROR_NO_DEVICE ? XGPU_ERROR_NO_DEVICE : XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    /* Versioned names with a fallback to the older symbol. */
+    if (!drv->cuDeviceGetUuid) {
+        drv->cuDeviceGetUuid = drv->cuDeviceGetUuidV1;
+    }
+    if (!drv->cuDevicePrimaryCtxRelease) {
+        drv->cuDevicePrimaryCtxRelease = drv->cuDevicePrimaryCtxReleaseV1;
+    }
+    if (!drv->cuEventElapsedTime) {
+        drv->cuEventElapsedTime = drv->cuEventElapsedTimeV1;
+    }
+    const char *missing = NULL;
+#define CU_REQUIRE(name, symbol, required, ret, params)                                            \
+    if (required && !drv->name && !missing) {                                                      \
+        missing = symbol;                                                                          \
+    }
+    CU_DRIVER_FUNCTIONS(CU_REQUIRE)
+#undef CU_REQUIRE
+    if (!missing && !drv->cuDevicePrimaryCtxRelease) {
+        missing = "cuDevicePrimaryCtxRelease";
+    }
+    if (!missing && !drv->cuEventElapsedTime) {
+        missing = "cuEventElapsedTime";
+    }
+    if (missing) {
+        snprintf(reason, reason_size,
+                 "%s lacks %s: the NVIDIA driver is too old for xgpu; install a newer one",
+                 drv->path, missing);
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    *driver_version = 0;
+    drv->cuDriverGetVersion(driver_version);
+    return XGPU_SUCCESS;
+}
+
+static int compare_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static bool nvrtc_bind(cu_nvrtc *n, void *lib, const char *file) {
+    memset(n, 0, sizeof *n);
+    n->lib = lib;
+    snprintf(n->path, sizeof n->path, "%s", file);
+    loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
+#define CU_BIND(name, symbol, required, ret, params)                                               \
+    bind_symbol(lib, symbol, &n->name, sizeof n->name);
+    CU_NVRTC_FUNCTIONS(CU_BIND)
+#undef CU_BIND
+    bool ok = true;
+#define CU_REQUIRE(name, symbol, required, ret, params)                                            \
+    if (required && !n->name) {                                                                    \
+        ok = false;                                                                                \
+    }
+    CU_NVRTC_FUNCTIONS(CU_REQUIRE)
+#undef CU_REQUIRE
+    if (!ok || n->nvrtcVersion(&n->major, &n->minor) != NVRTC_SUCCESS) {
+        return false;
+    }
+    int count = 0;
+    if (n->nvrtcGetNumSupportedArchs && n->nvrtcGetSupportedArchs &&
+        n->nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0 &&
+        count <= (int)(sizeof n->archs / sizeof n->archs[0]) &&
+        n->nvrtcGetSupportedArchs(n->archs) == NVRTC_SUCCESS) {
+        n->arch_count = count;
+        qsort(n->archs, (size_t)count, sizeof n->archs[0], compare_int);
+    }
+    return true;
+}
+
+xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size) {
+    static const char *const sonames[] = {"libnvrtc.so.13",   "libnvrtc.so.12",
+                                          "libnvrtc.so.11.2", "libnvrtc.so.11.1",
+                                          "libnvrtc.so.11.0", "libnvrtc.so"};
+    const char *dirs[3] = {"", NULL, "/usr/local/cuda/lib64/"};
+    char cuda_path[512] = "";
+    const char *env = getenv("CUDA_PATH");
+    if (env && *env) {
+        snprintf(cuda_path, sizeof cuda_path, "%s/lib64/", env);
+        dirs[1] = cuda_path;
+    }
+    char tried[768] = "";
+    for (size_t d = 0; d < 3; d++) {
+        if (!dirs[d]) {
+            continue;
+        }
+        for (size_t s = 0; s < sizeof sonames / sizeof sonames[0]; s++) {
+            char file[600];
+            snprintf(file, sizeof file, "%s%s", dirs[d], sonames[s]);
+            void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+            cu__services->log(CU_BACKEND_NAME, XGPU_LOG_DEBUG, "NVRTC %s: %s", file,
+                              lib ? "loaded" : "not found");
+            if (lib && nvrtc_bind(nvrtc, lib, file)) {
+                return XGPU_SUCCESS;
+            }
+        }
+        size_t used = strlen(tried);
+        snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "",
+                 dirs[d][0] ? dirs[d] : "the library path");
+    }
+    snprintf(reason, reason_size,
+             "NVRTC (libnvrtc.so.13/.12/.11) was not found in %s; install the CUDA toolkit's "
+             "NVRTC or set CUDA_PATH",
+             tried);
+    return XGPU_ERROR_BACKEND_UNAVAILABLE;
+}

@@ -1,0 +1,226 @@
+/* CUDA programs (NVRTC + cuModuleLoadData), kernels and launches. */
+#include "cuda_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DRV(ctx) (&(ctx)->state->driver)
+#define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
+
+static cu_state *nvrtc_once_state; /* pthread_once takes no argument */
+static pthread_mutex_t nvrtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void nvrtc_load_once(void) {
+    cu_state *st = nvrtc_once_state;
+    st->nvrtc_status = cu__nvrtc_load(&st->nvrtc, st->nvrtc_reason, sizeof st->nvrtc_reason);
+}
+
+static xgpu_status nvrtc_get(cu_state *st, const cu_nvrtc **out) {
+    pthread_mutex_lock(&nvrtc_once_lock);
+    nvrtc_once_state = st;
+    pthread_once(&st->nvrtc_once, nvrtc_load_once);
+    pthread_mutex_unlock(&nvrtc_once_lock);
+    if (st->nvrtc_status != XGPU_SUCCESS) {
+        return cu__services->error(CU_BACKEND_NAME, st->nvrtc_status, 0, NULL, "%s",
+                                   st->nvrtc_reason);
+    }
+    *out = &st->nvrtc;
+    return XGPU_SUCCESS;
+}
+
+/* The driver refused the image: say which versions disagree. */
+static xgpu_status load_failed(const cu_ctx *c, const cu_nvrtc *n, const cu_binary *bin,
+                               CUresult r) {
+    const cu_driver *d = DRV(c);
+    char buf[32];
+    const char *name = cu__result_name(d, r, buf, sizeof buf);
+    int drv = c->state->driver_version;
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_INVALID_PTX ||
+        r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) {
+        return cu__services->error(
+            CU_BACKEND_NAME, XGPU_ERROR_BUILD_FAILED, r, name,
+            "cuModuleLoadData: %s: the driver supports CUDA %d.%d, the code is %s for %s_%d "
+            "from NVRTC %d.%d (%s); install a driver for CUDA %d.%d or newer, or an NVRTC no "
+            "newer than %d.%d (libnvrtc.so.%d)",
+            name, drv / 1000, (drv % 1000) / 10, bin->ptx ? "PTX" : "CUBIN",
+            bin->ptx ? "compute" : "sm", bin->target, n->major, n->minor, n->path, n->major,
+            n->minor, drv / 1000, (drv % 1000) / 10, drv / 1000);
+    }
+    return cu__fail(d, r, "cuModuleLoadData", NULL);
+}
+
+xgpu_status cu__program_build(void *context, const char *source, const char *options,
+                              void **program, char **log) {
+    cu_ctx *c = context;
+    const cu_nvrtc *n = NULL;
+    xgpu_status st = nvrtc_get(c->state, &n);
+    if (st) {
+        return st;
+    }
+    cu_binary bin;
+    st = cu__compile(n, source, options, c->sm, &bin, log);
+    if (st) {
+        return st;
+    }
+    cu_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        free(bin.data);
+        return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                   "program: malloc failed");
+    }
+    p->ctx = c;
+    st = cu__make_current(c);
+    if (!st) {
+        CUresult r = DRV(c)->cuModuleLoadData(&p->module, bin.data);
+        st = r == CUDA_SUCCESS ? XGPU_SUCCESS : load_failed(c, n, &bin, r);
+    }
+    free(bin.data);
+    if (st) {
+        free(p);
+        return st;
+    }
+    *program = p;
+    return XGPU_SUCCESS;
+}
+
+void cu__program_release(void *program) {
+    cu_program *p = program;
+    if (cu__make_current(p->ctx) == XGPU_SUCCESS) {
+        DRV(p->ctx)->cuModuleUnload(p->module);
+    }
+    free(p);
+}
+
+xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
+                              xgpu_kernel_props *props) {
+    cu_program *p = program;
+    const cu_driver *d = DRV(p->ctx);
+    xgpu_status st = cu__make_current(p->ctx);
+    if (st) {
+        return st;
+    }
+    cu_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                   "kernel: malloc failed");
+    }
+    CUresult r = d->cuModuleGetFunction(&k->fn, p->module, name);
+    if (r != CUDA_SUCCESS) {
+        free(k);
+        if (r == CUDA_ERROR_NOT_FOUND) {
+            char buf[32];
+            return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, r,
+                                       cu__result_name(d, r, buf, sizeof buf),
+                                       "no kernel named '%s' in the program", name);
+        }
+        return cu__fail(d, r, "cuModuleGetFunction", NULL);
+    }
+    int threads = 0, shared = 0;
+    d->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);
+    d->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
+    props->max_group_size = (uint64_t)threads;
+    props->static_local_bytes = (uint64_t)shared;
+    props->preferred_group_multiple = 0; /* the device's warp size */
+    k->ctx = p->ctx;
+    k->dynamic_limit = DEFAULT_DYNAMIC_SHARED_LIMIT;
+    pthread_mutex_init(&k->lock, NULL);
+    *kernel = k;
+    return XGPU_SUCCESS;
+}
+
+void cu__kernel_release(void *kernel) {
+    cu_kernel *k = kernel;
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+/* Raises the kernel's dynamic shared memory limit when a launch needs more
+ * than it is configured for (above 48 KiB the driver wants an opt-in). */
+static xgpu_status ensure_dynamic_limit(cu_kernel *k, size_t bytes) {
+    xgpu_status st = XGPU_SUCCESS;
+    pthread_mutex_lock(&k->lock);
+    if ((long long)bytes > k->dynamic_limit) {
+        const cu_driver *d = DRV(k->ctx);
+        CUresult r = d->cuFuncSetAttribute
+                         ? d->cuFuncSetAttribute(
+                               k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes)
+                         : CUDA_ERROR_INVALID_VALUE;
+        if (r == CUDA_SUCCESS) {
+            k->dynamic_limit = (int)bytes;
+        } else {
+            char detail[80];
+            snprintf(detail, sizeof detail, " raising dynamic shared memory to %zu bytes", bytes);
+            st = cu__fail(d, r, "cuFuncSetAttribute", detail);
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    return st;
+}
+
+xgpu_status cu__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                       const xgpu_backend_arg *args, void **event) {
+    cu_queue *q = queue;
+    cu_kernel *k = kernel;
+    xgpu_status st = cu__make_current(q->ctx);
+    if (st) {
+        return st;
+    }
+    enum { SMALL = 32 };
+    void *small_params[SMALL];
+    CUdeviceptr small_ptrs[SMALL];
+    unsigned int small_offsets[SMALL];
+    void **params = small_params;
+    CUdeviceptr *ptrs = small_ptrs;
+    unsigned int *offsets = small_offsets;
+    if (arg_count > SMALL) {
+        params = malloc(arg_count * sizeof *params);
+        ptrs = malloc(arg_count * sizeof *ptrs);
+        offsets = malloc(arg_count * sizeof *offsets);
+        if (!params || !ptrs || !offsets) {
+            free(params);
+            free(ptrs);
+            free(offsets);
+            return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                       "launch: malloc failed");
+        }
+    }
+    /* Local-memory arguments share the launch's dynamic shared memory; each
+     * gets a 16-byte aligned offset, which XGPU_LOCAL_BIND turns back into
+     * a pointer inside the kernel. */
+    size_t shared = 0;
+    for (size_t i = 0; i < arg_count; i++) {
+        switch (args[i].kind) {
+        case XGPU_ARG_BUFFER:
+            ptrs[i] = ((cu_buffer *)args[i].buffer)->ptr;
+            params[i] = &ptrs[i];
+            break;
+        case XGPU_ARG_LOCAL:
+            shared = (shared + 15) & ~(size_t)15;
+            offsets[i] = (unsigned int)shared;
+            shared += args[i].size;
+            params[i] = &offsets[i];
+            break;
+        default:
+            params[i] = (void *)args[i].value;
+            break;
+        }
+    }
+    st = ensure_dynamic_limit(k, shared);
+    if (!st) {
+        CUresult r = DRV(q->ctx)->cuLaunchKernel(
+            k->fn, (unsigned)range->groups[0], (unsigned)(range->dims > 1 ? range->groups[1] : 1),
+            (unsigned)(range->dims > 2 ? range->groups[2] : 1), (unsigned)range->group_size[0],
+            (unsigned)(range->dims > 1 ? range->group_size[1] : 1),
+            (unsigned)(range->dims > 2 ? range->group_size[2] : 1), (unsigned)shared, q->stream,
+            params, NULL);
+        st = r == CUDA_SUCCESS ? cu__finish_op(q, false, event)
+                               : cu__fail(DRV(q->ctx), r, "cuLaunchKernel", NULL);
+    }
+    if (params != small_params) {
+        free(params);
+        free(ptrs);
+        free(offsets);
+    }
+    return st;
+}

@@ -1,0 +1,185 @@
+/* The CUDA backend's own compile path (NVRTC, loaded at run time), with no
+ * GPU and no driver: kernels in the xgpu dialect become CUBIN for sm_75,
+ * sm_80 and sm_90, PTX when the device is newer than NVRTC knows, and a
+ * clear error when it is older than NVRTC supports. Skips (exit 77) when
+ * NVRTC is not installed. */
+#include "cuda_internal.h"
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static cu_nvrtc nvrtc;
+
+static const char *kernels =
+    "XGPU_KERNEL void vector_add(XGPU_GLOBAL const float *a, XGPU_GLOBAL const float *b,\n"
+    "                            XGPU_GLOBAL float *c, xgpu_u32 n) {\n"
+    "    xgpu_u32 i = xgpu_global_id(0);\n"
+    "    if (i < n) c[i] = a[i] + b[i] * SCALE;\n"
+    "}\n"
+    "XGPU_KERNEL void group_sum(XGPU_GLOBAL const xgpu_i32 *in, XGPU_GLOBAL xgpu_i32 *out,\n"
+    "                           XGPU_LOCAL_ARG(xgpu_i32, scratch), xgpu_u32 n) {\n"
+    "    XGPU_LOCAL_BIND(xgpu_i32, scratch);\n"
+    "    xgpu_u32 lid = xgpu_local_id(0), gid = xgpu_global_id(0), ls = xgpu_local_size(0);\n"
+    "    scratch[lid] = gid < n ? in[gid] : 0;\n"
+    "    xgpu_barrier();\n"
+    "    for (xgpu_u32 s = 1; s < ls; s *= 2) {\n"
+    "        if (lid % (2 * s) == 0 && lid + s < ls) scratch[lid] += scratch[lid + s];\n"
+    "        xgpu_barrier();\n"
+    "    }\n"
+    "    if (lid == 0) out[xgpu_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "XGPU_KERNEL void atomics(XGPU_GLOBAL xgpu_i32 *bins, XGPU_GLOBAL float *sum,\n"
+    "                         XGPU_GLOBAL const float *x) {\n"
+    "    XGPU_LOCAL float local_sum;\n"
+    "    if (xgpu_local_id(0) == 0) local_sum = 0.0f;\n"
+    "    xgpu_barrier();\n"
+    "    xgpu_atomic_add_i32(&bins[xgpu_global_id(0) % 7], 1);\n"
+    "    xgpu_atomic_max_i32(&bins[7], (xgpu_i32)xgpu_global_id(0));\n"
+    "    xgpu_atomic_add_f32_local(&local_sum, x[xgpu_global_id(0)]);\n"
+    "    xgpu_barrier();\n"
+    "    if (xgpu_local_id(0) == 0) xgpu_atomic_add_f32(sum, local_sum);\n"
+    "}\n"
+    "#if XGPU_HAS_SUBGROUPS && XGPU_HAS_FP64\n"
+    "XGPU_KERNEL void warp_sum(XGPU_GLOBAL const float *x, XGPU_GLOBAL double *out) {\n"
+    "    float v = xgpu_subgroup_reduce_add_f32(x[xgpu_global_id(0)]);\n"
+    "    if (xgpu_subgroup_local_id() == 0) out[xgpu_global_id(0) / xgpu_subgroup_size()] = v;\n"
+    "}\n"
+    "#endif\n";
+
+static int setup(void **state) {
+    (void)state;
+    cu__services = &xgpu__services;
+    return 0;
+}
+
+static void compile_one(const char *source, const char *options, int sm, cu_binary *bin) {
+    char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, source);
+    assert_non_null(full);
+    char *log = NULL;
+    xgpu_status st = cu__compile(&nvrtc, full, options, sm, bin, &log);
+    free(full);
+    if (st != XGPU_SUCCESS) {
+        fail_msg("sm_%d: %s\n%s", sm, xgpu_last_error()->message, log ? log : "");
+    }
+    free(log);
+}
+
+static void cubin_for_sm_75_80_90(void **state) {
+    (void)state;
+    static const int sms[] = {75, 80, 90};
+    for (size_t i = 0; i < sizeof sms / sizeof sms[0]; i++) {
+        cu_binary bin;
+        compile_one(kernels, "-DSCALE=3.0f", sms[i], &bin);
+        assert_false(bin.ptx);
+        assert_int_equal(bin.target, sms[i]);
+        assert_true(bin.size > 64);
+        assert_memory_equal(bin.data, "\177ELF", 4);
+        printf("compiled 4 kernels for sm_%d with NVRTC %d.%d: CUBIN, %zu bytes\n", sms[i],
+               nvrtc.major, nvrtc.minor, bin.size);
+        free(bin.data);
+    }
+}
+
+static void ptx_for_a_device_newer_than_nvrtc(void **state) {
+    (void)state;
+    assert_true(nvrtc.arch_count > 0);
+    int newest = nvrtc.archs[nvrtc.arch_count - 1];
+    cu_binary bin;
+    compile_one(kernels, "-DSCALE=1.0f", newest + 1, &bin);
+    assert_true(bin.ptx);
+    assert_int_equal(bin.target, newest);
+    char target[32];
+    snprintf(target, sizeof target, ".target sm_%d", newest);
+    assert_non_null(strstr(bin.data, target));
+    assert_non_null(strstr(bin.data, ".entry vector_add")); /* extern "C": unmangled */
+    printf("device sm_%d: PTX for compute_%d, %zu bytes\n", newest + 1, newest, bin.size);
+    free(bin.data);
+}
+
+static void device_older_than_nvrtc_supports(void **state) {
+    (void)state;
+    int oldest = nvrtc.archs[0];
+    char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, kernels);
+    cu_binary bin;
+    char *log = NULL;
+    assert_int_equal(cu__compile(&nvrtc, full, "-DSCALE=1.0f", oldest - 5, &bin, &log),
+                     XGPU_ERROR_UNSUPPORTED);
+    char want[64];
+    snprintf(want, sizeof want, "cannot target this sm_%d device", oldest - 5);
+    assert_non_null(strstr(xgpu_last_error()->message, want));
+    assert_null(bin.data);
+    free(log);
+    free(full);
+}
+
+static void compile_error_names_the_line(void **state) {
+    (void)state;
+    static const char *broken = "XGPU_KERNEL void k(XGPU_GLOBAL float *x) {\n"
+                                "    xgpu_u32 i = xgpu_global_id(0);\n"
+                                "    x[i] = undefined_thing;\n"
+                                "}\n";
+    char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, broken);
+    cu_binary bin;
+    char *log = NULL;
+    assert_int_equal(cu__compile(&nvrtc, full, NULL, 80, &bin, &log), XGPU_ERROR_BUILD_FAILED);
+    assert_string_equal(xgpu_last_error()->native_name, "NVRTC_ERROR_COMPILATION");
+    assert_non_null(log);
+    if (!strstr(log, "(3)") || !strstr(log, "undefined_thing")) {
+        fail_msg("log does not point at line 3:\n%s", log);
+    }
+    free(log);
+    free(full);
+    assert_int_equal(cu__compile(&nvrtc, full = xgpu__compose_source(XGPU_DIALECT_CUDA, kernels),
+                                 "--no-such-option", 80, &bin, &log),
+                     XGPU_ERROR_BUILD_FAILED);
+    free(log);
+    free(full);
+}
+
+static void target_choice(void **state) {
+    (void)state;
+    static const int archs[] = {75, 80, 86, 89, 90, 100, 120};
+    int target = 0;
+    bool ptx = true;
+    assert_true(cu__choose_target(86, archs, 7, &target, &ptx));
+    assert_int_equal(target, 86);
+    assert_false(ptx);
+    assert_true(cu__choose_target(87, archs, 7, &target, &ptx)); /* Orin: not in the list */
+    assert_int_equal(target, 86);
+    assert_true(ptx);
+    assert_true(cu__choose_target(130, archs, 7, &target, &ptx));
+    assert_int_equal(target, 120);
+    assert_true(ptx);
+    assert_false(cu__choose_target(70, archs, 7, &target, &ptx));
+    assert_true(cu__choose_target(70, archs, 0, &target, &ptx)); /* no list: ask for sm itself */
+    assert_int_equal(target, 70);
+    assert_false(ptx);
+}
+
+int main(void) {
+    cu__services = &xgpu__services;
+    char reason[1024];
+    if (cu__nvrtc_load(&nvrtc, reason, sizeof reason) != XGPU_SUCCESS) {
+        printf("skipped: no NVRTC: %s\n", reason);
+        return 77;
+    }
+    printf("NVRTC %d.%d from %s, archs sm_%d..sm_%d\n", nvrtc.major, nvrtc.minor, nvrtc.path,
+           nvrtc.arch_count ? nvrtc.archs[0] : 0,
+           nvrtc.arch_count ? nvrtc.archs[nvrtc.arch_count - 1] : 0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cubin_for_sm_75_80_90),
+        cmocka_unit_test(ptx_for_a_device_newer_than_nvrtc),
+        cmocka_unit_test(device_older_than_nvrtc_supports),
+        cmocka_unit_test(compile_error_names_the_line),
+        cmocka_unit_test(target_choice),
+    };
+    return cmocka_run_group_tests_name("cuda_compile", tests, setup, NULL);
+}
