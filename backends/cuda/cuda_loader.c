@@ -210,7 +210,7 @@ static int compare_int(const void *a, const void *b) {
 static bool nvrtc_bind(cu_nvrtc *n, void *lib, const char *file) {
     memset(n, 0, sizeof *n);
     n->lib = lib;
-    snprintf(n->path, sizeof n->path, "%s", file);
+    snprintf(n->path, sizeof n->path, "%.*s", (int)sizeof n->path - 1, file);
     loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
 #define CU_BIND(name, symbol, required, ret, params)                                               \
     bind_symbol(lib, symbol, &n->name, sizeof n->name);
