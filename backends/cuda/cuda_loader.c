@@ -146,6 +146,7 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
     drv->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (!drv->lib) {
         const char *err = dlerror();
+        cu__services->library(CU_BACKEND_NAME, file, NULL, false, err ? err : "dlopen failed");
         snprintf(reason, reason_size,
                  "the NVIDIA driver library %s was not found (%s); install the NVIDIA driver "
                  "(it provides libcuda.so.1)%s",
@@ -160,11 +161,15 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
     CU_DRIVER_FUNCTIONS(CU_BIND)
 #undef CU_BIND
     if (!drv->cuInit) {
+        cu__services->library(CU_BACKEND_NAME, file, drv->path, true, "no cuInit: not a driver");
         snprintf(reason, reason_size, "%s does not export cuInit: not a CUDA driver", drv->path);
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     CUresult r = drv->cuInit(0);
     if (r != CUDA_SUCCESS) {
+        char buf[32], detail[96];
+        snprintf(detail, sizeof detail, "cuInit: %s", cu__result_name(drv, r, buf, sizeof buf));
+        cu__services->library(CU_BACKEND_NAME, file, drv->path, true, detail);
         init_failure_reason(drv, r, reason, reason_size);
         return r == CUDA_ERROR_NO_DEVICE ? XGPU_ERROR_NO_DEVICE : XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
@@ -192,6 +197,9 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
         missing = "cuEventElapsedTime";
     }
     if (missing) {
+        char detail[128];
+        snprintf(detail, sizeof detail, "lacks %s: driver too old", missing);
+        cu__services->library(CU_BACKEND_NAME, file, drv->path, true, detail);
         snprintf(reason, reason_size,
                  "%s lacks %s: the NVIDIA driver is too old for xgpu; install a newer one",
                  drv->path, missing);
@@ -199,6 +207,10 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
     }
     *driver_version = 0;
     drv->cuDriverGetVersion(driver_version);
+    char detail[96];
+    snprintf(detail, sizeof detail, "driver API for CUDA %d.%d", *driver_version / 1000,
+             (*driver_version % 1000) / 10);
+    cu__services->library(CU_BACKEND_NAME, file, drv->path, true, detail);
     return XGPU_SUCCESS;
 }
 
@@ -271,5 +283,6 @@ xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size) {
              "NVRTC (libnvrtc.so.13/.12/.11) was not found in %s; install the CUDA toolkit's "
              "NVRTC or set CUDA_PATH",
              tried);
+    cu__services->library(CU_BACKEND_NAME, "libnvrtc.so", NULL, false, reason);
     return XGPU_ERROR_BACKEND_UNAVAILABLE;
 }

@@ -14,6 +14,24 @@ static pthread_mutex_t nvrtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
 static void nvrtc_load_once(void) {
     cu_state *st = nvrtc_once_state;
     st->nvrtc_status = cu__nvrtc_load(&st->nvrtc, st->nvrtc_reason, sizeof st->nvrtc_reason);
+    if (st->nvrtc_status != XGPU_SUCCESS) {
+        return;
+    }
+    /* PTX from an NVRTC newer than the driver does not load; CUBIN for the
+     * exact device usually does (minor-version compatibility), but not
+     * across major versions. */
+    const cu_nvrtc *n = &st->nvrtc;
+    int nv = n->major * 1000 + n->minor * 10, drv = st->driver_version;
+    char detail[512];
+    snprintf(detail, sizeof detail, "NVRTC %d.%d, sm_%d..sm_%d; %s (driver supports CUDA %d.%d)",
+             n->major, n->minor, n->arch_count ? n->archs[0] : 0,
+             n->arch_count ? n->archs[n->arch_count - 1] : 0,
+             nv <= drv                ? "compatible with the driver"
+             : n->major == drv / 1000 ? "newer than the driver: CUBIN loads, PTX may not"
+                                      : "newer than the driver's major version: install a "
+                                        "newer driver or an older NVRTC",
+             drv / 1000, (drv % 1000) / 10);
+    cu__services->library(CU_BACKEND_NAME, "libnvrtc", n->path, true, detail);
 }
 
 static xgpu_status nvrtc_get(cu_state *st, const cu_nvrtc **out) {

@@ -1,12 +1,38 @@
 /* OpenCL backend: ABI entry, probe and the hook table. Every platform and
  * device the Khronos ICD loader reaches becomes an xgpu device. */
+#define _GNU_SOURCE
 #include "cl_internal.h"
+
+#include <dlfcn.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const xgpu_core_services *cl__services;
+
+/* Records the ICD loader this plugin was linked against, and the platforms
+ * it found, for gpuinfo --doctor. */
+static void record_loader(cl_uint nplat, const cl_platform_id *plats) {
+    Dl_info info;
+    char path[512] = "";
+    void *sym = dlsym(RTLD_DEFAULT, "clGetPlatformIDs");
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        snprintf(path, sizeof path, "%s", info.dli_fname);
+    }
+    char detail[512] = "";
+    size_t used = (size_t)snprintf(detail, sizeof detail, "ICD loader, %u platform(s)", nplat);
+    for (cl_uint p = 0; p < nplat && used < sizeof detail; p++) {
+        char name[128] = "", version[128] = "";
+        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        clGetPlatformInfo(plats[p], CL_PLATFORM_VERSION, sizeof version, version, NULL);
+        name[sizeof name - 1] = version[sizeof version - 1] = '\0';
+        int n = snprintf(detail + used, sizeof detail - used, "%s %s (%s)", p ? ";" : ":", name,
+                         version);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    cl__services->library(CL_BACKEND_NAME, "libOpenCL.so.1", path, true, detail);
+}
 
 static xgpu_status cl_probe(const xgpu_core_services *services, void **state, char *reason,
                             size_t reason_size) {
@@ -15,6 +41,7 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
     if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && nplat == 0)) {
+        record_loader(0, NULL);
         snprintf(reason, reason_size,
                  "the OpenCL ICD loader found no platform: no driver is registered in "
                  "/etc/OpenCL/vendors (or OCL_ICD_VENDORS); install a vendor's OpenCL "
@@ -34,6 +61,7 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
         snprintf(reason, reason_size, "out of host memory or platform list changed");
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
+    record_loader(nplat, plats);
     for (cl_uint p = 0; p < nplat; p++) {
         cl_uint ndev = 0;
         err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);

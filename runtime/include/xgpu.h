@@ -126,7 +126,16 @@ typedef struct xgpu_backend_info {
     char plugin_path[512]; /* the plugin file loaded, "" when none was found */
     uint32_t abi_version;  /* negotiated ABI version, 0 when not negotiated */
     uint32_t device_count;
+    uint32_t library_count; /* vendor libraries tried so far: xgpu_backend_get_library */
 } xgpu_backend_info;
+
+/* One vendor library a backend tried to load, and what happened. */
+typedef struct xgpu_library_info {
+    char name[128]; /* as asked for: "libcuda.so.1", "libnvrtc.so.13" */
+    char path[512]; /* the file loaded, "" when none */
+    bool loaded;
+    char detail[512]; /* the loader's error, or the version and what it offers */
+} xgpu_library_info;
 
 /* Number of backends known: every plugin found plus the backends xgpu ships
  * (cuda, hip, opencl), which are listed even when their plugin is missing. */
@@ -135,6 +144,12 @@ XGPU_API xgpu_status xgpu_backend_count(uint32_t *count);
  * sizeof(xgpu_backend_info) as the caller was compiled. */
 XGPU_API xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info,
                                            size_t info_size);
+
+/* Library `library` (0 .. library_count-1) tried by backend `backend`.
+ * Backends may load libraries late (NVRTC at the first program build), so
+ * the count can grow. */
+XGPU_API xgpu_status xgpu_backend_get_library(uint32_t backend, uint32_t library,
+                                              xgpu_library_info *info, size_t info_size);
 
 /* ---------------------------------------------------------------------------
  * Devices. Device handles live as long as the process; never freed.

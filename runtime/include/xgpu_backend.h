@@ -74,6 +74,12 @@ typedef struct xgpu_core_services {
         __attribute__((format(printf, 3, 4)))
 #endif
         ;
+    /* Records one vendor library the backend tried: the name asked for, the
+     * file loaded (NULL when none), and what happened or what it offers
+     * ("NVRTC 13.0, sm_75..sm_121"). Shown by xgpu_backend_get_library and
+     * gpuinfo --doctor. Thread-safe; may be called at any time. */
+    void (*library)(const char *backend, const char *name, const char *path, bool loaded,
+                    const char *detail);
 } xgpu_core_services;
 
 /* Properties of a created kernel, filled by kernel_create. */

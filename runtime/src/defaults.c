@@ -6,10 +6,8 @@
 #include <string.h>
 
 const xgpu_core_services xgpu__services = {
-    sizeof(xgpu_core_services),
-    XGPU_BACKEND_ABI_VERSION,
-    xgpu__error,
-    xgpu__log,
+    sizeof(xgpu_core_services), XGPU_BACKEND_ABI_VERSION, xgpu__error, xgpu__log,
+    xgpu__library_record,
 };
 
 static xgpu_status default_host_alloc(void *context, size_t size, void **handle, void **ptr) {

@@ -61,7 +61,27 @@ xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_
     snprintf(full.plugin_path, sizeof full.plugin_path, "%s", b->path);
     full.abi_version = b->abi_version;
     full.device_count = b->available ? b->device_count : 0;
+    full.library_count = xgpu__library_count(b->name);
     return copy_sized(info, info_size, &full, sizeof full, "xgpu_backend_get_info");
+}
+
+xgpu_status xgpu_backend_get_library(uint32_t backend, uint32_t library, xgpu_library_info *info,
+                                     size_t info_size) {
+    static const char *const func = "xgpu_backend_get_library";
+    const xgpu__registry *reg = xgpu__registry_get();
+    if (backend >= reg->backend_count) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
+                           "%s: backend %u, but there are %u backends", func, backend,
+                           reg->backend_count);
+    }
+    xgpu_library_info full;
+    if (!xgpu__library_get(reg->backends[backend].name, library, &full)) {
+        return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
+                           "%s: backend %s tried %u libraries, there is no library %u", func,
+                           reg->backends[backend].name,
+                           xgpu__library_count(reg->backends[backend].name), library);
+    }
+    return copy_sized(info, info_size, &full, sizeof full, func);
 }
 
 xgpu_status xgpu_device_count(uint32_t *count) {

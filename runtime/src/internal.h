@@ -52,6 +52,12 @@ void xgpu__log(const char *who, int level, const char *fmt, ...)
 void xgpu__vlog(const char *who, int level, const char *fmt, va_list ap);
 bool xgpu__log_enabled(int level);
 
+/* ---- library_log.c ---- */
+void xgpu__library_record(const char *backend, const char *name, const char *path, bool loaded,
+                          const char *detail);
+uint32_t xgpu__library_count(const char *backend);
+bool xgpu__library_get(const char *backend, uint32_t index, xgpu_library_info *out);
+
 /* ---- loader.c ---- */
 typedef struct xgpu__backend {
     char name[32];

@@ -5,6 +5,7 @@
 #include <xgpu.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv) {
@@ -29,6 +30,17 @@ int main(int argc, char **argv) {
                 printf("missing from the reason: '%s'\n", argv[a]);
                 bad = 1;
             }
+        }
+        /* The driver file tried is listed with what happened. */
+        xgpu_library_info lib;
+        const char *driver = getenv("XGPU_CUDA_DRIVER");
+        if (bi.library_count < 1 || xgpu_backend_get_library(i, 0, &lib, sizeof lib) ||
+            !driver || strcmp(lib.name, driver) != 0 || !lib.detail[0]) {
+            printf("the driver library is not listed first (%u libraries)\n", bi.library_count);
+            bad = 1;
+        } else {
+            printf("library: %s -> %s (%s): %s\n", lib.name, lib.path[0] ? lib.path : "-",
+                   lib.loaded ? "loaded" : "not loaded", lib.detail);
         }
         /* Asking for the backend by name fails with the same reason. */
         xgpu_device *dev = NULL;
