@@ -6,7 +6,7 @@ set -eu
 pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
       pocl-opencl-icd clinfo"
 if [ "${1:-}" = "--tests" ]; then
-    pkgs="$pkgs libcmocka-dev"
+    pkgs="$pkgs libcmocka-dev libcjson-dev"
 fi
 
 missing=""

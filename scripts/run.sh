@@ -20,12 +20,11 @@ if [ "$status" -ne 0 ]; then
 fi
 
 echo
-echo "== quick check on every device"
-count=$("$build/bin/gpuinfo" | grep -c '^[0-9]')
-i=0
-while [ "$i" -lt "$count" ]; do
-    "$build/bin/vector_add" "$i" || status=1
-    "$build/bin/saxpy" "$i" || status=1
-    i=$((i + 1))
+echo "== quick check on every device path"
+# The last column of each device line lists its paths: "cuda:0, opencl:1".
+paths=$("$build/bin/gpuinfo" | grep -E '^[0-9]' | sed -E 's/.*  //; s/, / /g')
+for path in $paths; do
+    "$build/bin/vector_add" "$path" || status=1
+    "$build/bin/saxpy" "$path" || status=1
 done
 exit "$status"

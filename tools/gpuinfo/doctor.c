@@ -1,0 +1,285 @@
+/* gpuinfo --doctor: walk each backend's stack layer by layer (plugin,
+ * vendor libraries, OpenCL ICD files, device nodes, environment), then
+ * build and run a small kernel on every device. Every problem line ends
+ * with what to do about it. */
+#define _GNU_SOURCE
+#include "gpuinfo.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <grp.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct smoke_result {
+    char path[64];
+    char name[256];
+    int pass;
+    char detail[1024];
+} smoke_result;
+
+static const char *smoke_source =
+    "XGPU_KERNEL void smoke(XGPU_GLOBAL const float *x, XGPU_GLOBAL float *y, xgpu_u32 n) {\n"
+    "    xgpu_u32 i = xgpu_global_id(0);\n"
+    "    if (i < n) y[i] = 2.0f * x[i] + 1.0f;\n"
+    "}\n";
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+#define SMOKE_STEP(call)                                                                           \
+    do {                                                                                           \
+        if ((call) != XGPU_SUCCESS) {                                                              \
+            snprintf(r->detail, sizeof r->detail, "%s", xgpu_last_error()->message);               \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static void smoke(xgpu_device *dev, const xgpu_device_info *info, smoke_result *r) {
+    enum { N = 4099 };
+    xgpu_context *ctx = NULL;
+    xgpu_queue *q = NULL;
+    xgpu_buffer *bx = NULL, *by = NULL;
+    xgpu_program *prog = NULL;
+    xgpu_kernel *k = NULL;
+    xgpu_event *start = NULL, *end = NULL;
+    static float x[N], y[N];
+    gi_path(info, r->path, sizeof r->path);
+    snprintf(r->name, sizeof r->name, "%s", info->name);
+    r->pass = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 97) * 0.25f - 3.0f;
+        y[i] = NAN;
+    }
+    SMOKE_STEP(xgpu_context_create(dev, &ctx));
+    SMOKE_STEP(xgpu_queue_create(ctx, &q));
+    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof x, &bx));
+    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof y, &by));
+    double t0 = now_ms();
+    SMOKE_STEP(xgpu_program_build(ctx, smoke_source, NULL, &prog));
+    double build_ms = now_ms() - t0;
+    SMOKE_STEP(xgpu_kernel_create(prog, "smoke", &k));
+    SMOKE_STEP(xgpu_buffer_write(q, bx, 0, x, sizeof x, true, NULL));
+    SMOKE_STEP(xgpu_buffer_write(q, by, 0, y, sizeof y, true, NULL));
+    xgpu_range range = xgpu_range_1d((N + 63) / 64, 64);
+    xgpu_arg args[] = {xgpu_arg_buffer(bx), xgpu_arg_buffer(by), xgpu_arg_u32(N)};
+    SMOKE_STEP(xgpu_queue_record_event(q, &start));
+    SMOKE_STEP(xgpu_launch(q, k, &range, 3, args, &end));
+    SMOKE_STEP(xgpu_buffer_read(q, by, 0, y, sizeof y, true, NULL));
+    double run_ms = 0;
+    SMOKE_STEP(xgpu_event_elapsed_ms(start, end, &run_ms));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        bad += y[i] != 2.0f * x[i] + 1.0f; /* exact: small multiples of 1/4 */
+    }
+    r->pass = bad == 0;
+    snprintf(r->detail, sizeof r->detail, "build %.1f ms, kernel %.3f ms, %d elements %s", build_ms,
+             run_ms, N, bad ? "WRONG" : "verified");
+done:
+    xgpu_event_release(start);
+    xgpu_event_release(end);
+    xgpu_kernel_release(k);
+    xgpu_program_release(prog);
+    xgpu_buffer_release(bx);
+    xgpu_buffer_release(by);
+    xgpu_queue_release(q);
+    xgpu_context_release(ctx);
+}
+
+static void line(FILE *out, const char *tag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void line(FILE *out, const char *tag, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(out, "  %-5s ", tag);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+    va_end(ap);
+}
+
+/* A device node: present, and can this user open it? */
+static void check_node(FILE *out, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return;
+    }
+    if (access(path, R_OK | W_OK) == 0) {
+        line(out, "ok", "%s: readable and writable", path);
+        return;
+    }
+    struct group *g = getgrgid(st.st_gid);
+    line(out, "FAIL",
+         "%s: this user cannot open it; add the user to group '%s' "
+         "(usermod -aG %s $USER, then log in again)",
+         path, g ? g->gr_name : "?", g ? g->gr_name : "<group>");
+}
+
+static int check_nodes(FILE *out, const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    int found = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            check_node(out, path);
+            found++;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    return found;
+}
+
+static void check_icd_files(FILE *out) {
+    const char *env = getenv("OCL_ICD_VENDORS");
+    const char *dir = env && *env ? env : "/etc/OpenCL/vendors";
+    DIR *d = opendir(dir);
+    if (!d) {
+        line(out, "FAIL",
+             "%s: no such directory: no OpenCL driver is registered; install one "
+             "(pocl-opencl-icd for the CPU, the GPU vendor's OpenCL package)",
+             dir);
+        return;
+    }
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".icd")) {
+            continue;
+        }
+        files++;
+        char path[512], lib[512] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(lib, sizeof lib, f)) {
+                lib[0] = '\0';
+            }
+            fclose(f);
+        }
+        lib[strcspn(lib, "\r\n")] = '\0';
+        if (!lib[0]) {
+            line(out, "FAIL",
+                 "%s: empty or unreadable; reinstall the package that owns it "
+                 "(dpkg -S %s)",
+                 path, path);
+            continue;
+        }
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            line(out, "ok", "ICD %s -> %s: loads", path, lib);
+        } else {
+            const char *err = dlerror();
+            line(out, "FAIL", "ICD %s -> %s: %s; reinstall the package that owns it (dpkg -S %s)",
+                 path, lib, err ? err : "dlopen failed", path);
+        }
+    }
+    closedir(d);
+    if (!files) {
+        line(out, "FAIL",
+             "%s holds no .icd file: no OpenCL driver is registered; install one "
+             "(pocl-opencl-icd for the CPU)",
+             dir);
+    }
+}
+
+static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
+    fprintf(out, "%s\n", bi->name);
+    if (bi->plugin_path[0]) {
+        line(out, bi->abi_version ? "ok" : "FAIL", "plugin %s%s", bi->plugin_path,
+             bi->abi_version ? "" : " (not usable: see below)");
+    }
+    for (uint32_t l = 0; l < bi->library_count; l++) {
+        xgpu_library_info lib;
+        if (xgpu_backend_get_library(b, l, &lib, sizeof lib) == XGPU_SUCCESS) {
+            line(out, lib.loaded ? "ok" : "FAIL", "%s -> %s: %s", lib.name,
+                 lib.loaded ? lib.path : "not loaded", lib.detail);
+        }
+    }
+    if (!strcmp(bi->name, "opencl") && bi->plugin_path[0]) {
+        check_icd_files(out);
+    }
+    if (!strcmp(bi->name, "cuda") && bi->plugin_path[0] && !check_nodes(out, "/dev", "nvidia")) {
+        line(out, "info",
+             "no /dev/nvidia* device nodes: the NVIDIA kernel module is not loaded "
+             "(or a container was started without the GPU)");
+    }
+    if (!strcmp(bi->name, "hip") && bi->plugin_path[0]) {
+        if (!check_nodes(out, "/dev", "kfd")) {
+            line(out, "info",
+                 "no /dev/kfd: the amdgpu kernel driver is not loaded (or a "
+                 "container was started without /dev/kfd and /dev/dri)");
+        }
+        check_nodes(out, "/dev/dri", "renderD");
+    }
+    if (bi->available) {
+        line(out, bi->device_count ? "ok" : "FAIL", "%u device(s)%s", bi->device_count,
+             bi->device_count ? "" : ": the driver loaded but lists no device");
+    } else {
+        line(out, "FAIL", "unavailable: %s", bi->reason);
+    }
+}
+
+uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
+    /* Smoke tests first: they load libraries lazily (NVRTC), which the
+     * layer walk then shows. */
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        paths += devs[i].path_count;
+    }
+    smoke_result *results = calloc(paths ? paths : 1, sizeof *results);
+    if (!results) {
+        return 0;
+    }
+    uint32_t r = 0, passed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t p = 0; p < devs[i].path_count; p++, r++) {
+            smoke(devs[i].devices[p], &devs[i].infos[p], &results[r]);
+        }
+    }
+    fprintf(out, "xgpu %s doctor\n\n", xgpu_version_string());
+    uint32_t nb = 0;
+    xgpu_backend_count(&nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        xgpu_backend_info bi;
+        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS) {
+            check_backend(out, b, &bi);
+        }
+    }
+    static const char *const vars[] = {
+        "XGPU_BACKENDS",        "XGPU_PLUGIN_PATH", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",  "XGPU_CUDA_DRIVER"};
+    fprintf(out, "environment\n");
+    for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+        const char *val = getenv(vars[v]);
+        if (val) {
+            line(out, "set", "%s=\"%s\"%s", vars[v], val,
+                 !*val && strstr(vars[v], "VISIBLE") ? ": empty hides every device" : "");
+        } else {
+            line(out, "-", "%s not set", vars[v]);
+        }
+    }
+    fprintf(out, "smoke test: build and run a kernel on every device path\n");
+    for (uint32_t i = 0; i < r; i++) {
+        line(out, results[i].pass ? "PASS" : "FAIL", "%-10s %s: %s", results[i].path,
+             results[i].name, results[i].detail);
+        passed += results[i].pass != 0;
+    }
+    if (r == 0) {
+        line(out, "FAIL", "no device to test: see the backends above for why");
+    }
+    fprintf(out, "\n%u of %u device path(s) passed\n", passed, r);
+    free(results);
+    return passed;
+}

@@ -1,0 +1,99 @@
+/* gpuinfo: every compute device on the machine, one line per physical
+ * device, and why a backend is missing. */
+#include "gpuinfo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: gpuinfo [-v | --json | --doctor] [-d SELECTOR] [-h]\n"
+    "\n"
+    "Lists every compute device xgpu reaches, one line per physical device:\n"
+    "  index  vendor  name  arch  compute units  memory  backend paths\n"
+    "The same GPU seen through two backends (CUDA and OpenCL) is one line with\n"
+    "both paths. Then one line per backend that is unavailable, with the reason.\n"
+    "\n"
+    "  -v, --verbose   every field of every device, grouped, then the backends\n"
+    "                  and the vendor libraries each one loaded\n"
+    "  --json          the same as JSON (schema \"xgpu.gpuinfo/1\"): numbers as\n"
+    "                  numbers, units in key names, unknown values as null\n"
+    "  --doctor        check each backend layer by layer (plugin, vendor\n"
+    "                  libraries, OpenCL ICD files, /dev nodes, environment),\n"
+    "                  then build and run a small kernel on every device\n"
+    "  -d SELECTOR     only devices matching SELECTOR: a gpuinfo index (0),\n"
+    "                  a backend (cuda) or a backend path (opencl:1)\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "Environment: XGPU_BACKENDS=cuda,opencl restricts the backends loaded;\n"
+    "XGPU_PLUGIN_PATH adds plugin directories; XGPU_LOG=debug traces loading;\n"
+    "CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES are\n"
+    "applied by the vendor drivers.\n"
+    "\n"
+    "Exit status: 0 when at least one device was found (with --doctor: when at\n"
+    "least one passed the smoke test), 1 when none, 2 on a usage or internal\n"
+    "error.\n";
+
+enum mode { MODE_SHORT, MODE_VERBOSE, MODE_JSON, MODE_DOCTOR };
+
+int main(int argc, char **argv) {
+    enum mode mode = MODE_SHORT;
+    const char *selector = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            mode = MODE_VERBOSE;
+        } else if (!strcmp(a, "--json")) {
+            mode = MODE_JSON;
+        } else if (!strcmp(a, "--doctor")) {
+            mode = MODE_DOCTOR;
+        } else if (!strcmp(a, "-d") || !strcmp(a, "--device")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "gpuinfo: %s needs a selector\n\n%s", a, usage);
+                return 2;
+            }
+            selector = argv[++i];
+        } else {
+            fprintf(stderr, "gpuinfo: unknown option '%s'\n\n%s", a, usage);
+            return 2;
+        }
+    }
+    gi_device *all = NULL;
+    uint32_t n = 0;
+    if (gi_collect(&all, &n) != 0) {
+        fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
+        return 2;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!selector || gi_matches(&all[i], selector)) {
+            all[kept++] = all[i];
+        }
+    }
+    if (selector && kept == 0) {
+        fprintf(stderr, "gpuinfo: no device matches '%s'\n", selector);
+    }
+    uint32_t ok = kept;
+    switch (mode) {
+    case MODE_SHORT:
+        gi_print_short(stdout, all, kept, 1);
+        break;
+    case MODE_VERBOSE:
+        gi_print_verbose(stdout, all, kept);
+        gi_print_backends(stdout);
+        break;
+    case MODE_JSON:
+        gi_print_json(stdout, all, kept);
+        break;
+    case MODE_DOCTOR:
+        ok = gi_doctor(stdout, all, kept);
+        break;
+    }
+    free(all);
+    if (fflush(stdout) != 0) {
+        return 2; /* e.g. a closed pipe or a full disk: the output is incomplete */
+    }
+    return ok ? 0 : 1;
+}
