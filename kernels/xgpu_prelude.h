@@ -130,16 +130,13 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 
-XGPU_DEVICE_FN xgpu_u32 xgpu__dim3(dim3 v, int d) {
-    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
-}
-XGPU_DEVICE_FN xgpu_u32 xgpu__uint3(uint3 v, int d) {
-    return d == 0 ? v.x : (d == 1 ? v.y : v.z);
-}
-#define xgpu_local_id(d) xgpu__uint3(threadIdx, (d))
-#define xgpu_group_id(d) xgpu__uint3(blockIdx, (d))
-#define xgpu_local_size(d) xgpu__dim3(blockDim, (d))
-#define xgpu_num_groups(d) xgpu__dim3(gridDim, (d))
+/* threadIdx and friends are uint3/dim3 in CUDA and coordinate objects in
+ * HIP: select the member, which both have. */
+#define XGPU__XYZ(v, d) ((xgpu_u32)((d) == 0 ? (v).x : ((d) == 1 ? (v).y : (v).z)))
+#define xgpu_local_id(d) XGPU__XYZ(threadIdx, d)
+#define xgpu_group_id(d) XGPU__XYZ(blockIdx, d)
+#define xgpu_local_size(d) XGPU__XYZ(blockDim, d)
+#define xgpu_num_groups(d) XGPU__XYZ(gridDim, d)
 #define xgpu_global_id(d) (xgpu_group_id(d) * xgpu_local_size(d) + xgpu_local_id(d))
 #define xgpu_global_size(d) (xgpu_num_groups(d) * xgpu_local_size(d))
 

@@ -6,7 +6,8 @@ set -eu
 pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
       pocl-opencl-icd clinfo"
 if [ "${1:-}" = "--tests" ]; then
-    pkgs="$pkgs libcmocka-dev libcjson-dev"
+    # The HIP backend's tests load Debian's ROCm runtime and its hiprtc.
+    pkgs="$pkgs libcmocka-dev libcjson-dev libamdhip64-dev rocm-device-libs"
 fi
 
 missing=""

@@ -106,8 +106,10 @@ typedef struct xgpu_backend_ops {
     /* ---- The hooks below are in version 1. ---- */
 
     /* == Lifetime == */
-    /* Required. Called once, after negotiation, on the thread that first used
-     * xgpu. Loads vendor libraries and counts devices. On failure writes a
+    /* Required. Called once, after negotiation, on a thread of the core's
+     * own: the probes of different backends run concurrently, so a probe
+     * touches only its backend's state. Loads vendor libraries and counts
+     * devices. On failure writes a
      * human-readable reason (what is missing and what to do) and returns the
      * status; the backend is then listed as unavailable and never called
      * again. Must not print. */

@@ -37,9 +37,9 @@ void xgpu__library_record(const char *backend, const char *name, const char *pat
     e->info.loaded = loaded;
     snprintf(e->info.detail, sizeof e->info.detail, "%s", detail ? detail : "");
     pthread_mutex_unlock(&log_lock);
-    xgpu__log(backend, XGPU_LOG_DEBUG, "library %s: %s%s%s", name ? name : "?",
+    xgpu__log(backend, XGPU_LOG_DEBUG, "library %s: %s%s%s%s", name ? name : "?",
               loaded ? "loaded " : "not loaded", loaded && path ? path : "",
-              detail && *detail ? detail : "");
+              detail && *detail ? ": " : "", detail ? detail : "");
 }
 
 uint32_t xgpu__library_count(const char *backend) {

@@ -287,6 +287,32 @@ static void load_backend(xgpu__backend *b) {
               b->device_count);
 }
 
+static void *load_thread(void *backend) {
+    load_backend(backend);
+    return NULL;
+}
+
+/* Backends are independent: probe them concurrently, so that start-up
+ * costs the slowest vendor stack rather than the sum of all of them. */
+static void load_all(xgpu__backend *backends, uint32_t count) {
+    pthread_t *threads = calloc(count ? count : 1, sizeof *threads);
+    bool *started = calloc(count ? count : 1, sizeof *started);
+    for (uint32_t i = 0; i < count; i++) {
+        started[i] =
+            threads && started && pthread_create(&threads[i], NULL, load_thread, &backends[i]) == 0;
+        if (!started[i]) {
+            load_backend(&backends[i]);
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (started && started[i]) {
+            pthread_join(threads[i], NULL);
+        }
+    }
+    free(threads);
+    free(started);
+}
+
 static int compare_backends(const void *a, const void *b) {
     const xgpu__backend *x = a, *y = b;
     int rx = backend_rank(x->name), ry = backend_rank(y->name);
@@ -342,9 +368,7 @@ void xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
     }
     /* Sort before probing so device order is stable whatever readdir says. */
     qsort(reg->backends, reg->backend_count, sizeof *reg->backends, compare_backends);
-    for (uint32_t i = 0; i < reg->backend_count; i++) {
-        load_backend(&reg->backends[i]);
-    }
+    load_all(reg->backends, reg->backend_count);
     for (size_t i = 0; i < KNOWN_COUNT; i++) {
         if (name_in_list(cfg->backends, known_backends[i])) {
             add_missing(reg, &cap, known_backends[i], &list);

@@ -177,6 +177,11 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
     assert_non_null(strstr(out, "libcuda.so.1"));
     assert_non_null(strstr(out, "install the NVIDIA driver"));
     assert_non_null(strstr(out, "/etc/OpenCL/vendors/"));
+    if (getenv("XGPU_TEST_EXPECT_HIP_NO_DEVICE")) {
+        /* ROCm is installed and there is no AMD GPU. */
+        assert_non_null(strstr(out, "hipErrorNoDevice"));
+        assert_non_null(strstr(out, "/dev/kfd"));
+    }
     free(out);
 }
 

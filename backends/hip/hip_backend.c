@@ -1,0 +1,228 @@
+/* HIP backend: ABI entry, probe, device info and the hook table, for AMD
+ * GPUs (ROCm) and Hygon DCUs (DTK). Built without any ROCm header. */
+#include "hip_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ROCm 5's hipDeviceProp_t holds gcnArchName (char[256]) at this offset
+ * (checked against Debian's ROCm 5.2 headers). */
+#define ROCM5_GCN_ARCH_NAME_OFFSET 396
+
+static bool arch_char(char c) {
+    return isalnum((unsigned char)c) || c == ':' || c == '+' || c == '-' || c == '_';
+}
+
+/* A "gfx..." string starting a field (after a NUL) and ending in one. */
+static bool arch_at(const char *p, const char *end) {
+    if (strncmp(p, "gfx", 3) != 0 || p[-1] != '\0') {
+        return false;
+    }
+    for (const char *q = p; q < end; q++) {
+        if (*q == '\0') {
+            return q - p >= 5;
+        }
+        if (!arch_char(*q)) {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* gcnArchName from the device properties struct of the library actually
+ * loaded: at its known offset for ROCm 5, else (ROCm 6's R0600 layout,
+ * DTK's) the first "gfx..." field after the 256-byte name. */
+static void read_arch(const hip_runtime *rt, int dev, char *out, size_t size) {
+    enum { PROPS_MAX = 16384 };
+    char *props = calloc(1, PROPS_MAX);
+    out[0] = '\0';
+    if (!props) {
+        return;
+    }
+    hipError_t e = rt->hipGetDevicePropertiesR0600 ? rt->hipGetDevicePropertiesR0600(props, dev)
+                   : rt->hipGetDeviceProperties    ? rt->hipGetDeviceProperties(props, dev)
+                                                   : hipErrorNotFound;
+    if (e == hipSuccess) {
+        const char *known = props + ROCM5_GCN_ARCH_NAME_OFFSET;
+        if (!rt->hipGetDevicePropertiesR0600 && rt->flavor == HIP_FLAVOR_ROCM &&
+            rt->version / 10000000 == 5 && arch_at(known, props + PROPS_MAX)) {
+            snprintf(out, size, "%.*s", (int)size - 1, known);
+        } else {
+            for (const char *p = props + 256; p < props + PROPS_MAX - 8; p++) {
+                if (arch_at(p, props + PROPS_MAX)) {
+                    snprintf(out, size, "%.*s", (int)size - 1, p);
+                    break;
+                }
+            }
+        }
+    }
+    free(props);
+}
+
+static xgpu_status hip_probe(const xgpu_core_services *services, void **state, char *reason,
+                             size_t reason_size) {
+    hip__services = services;
+    *state = NULL;
+    hip_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(reason, reason_size, "out of host memory");
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    xgpu_status s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
+    if (s != XGPU_SUCCESS) {
+        free(st); /* the runtime library stays loaded, by design */
+        return s;
+    }
+    st->arch = calloc((size_t)st->device_count, sizeof *st->arch);
+    if (!st->arch) {
+        free(st);
+        snprintf(reason, reason_size, "out of host memory");
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (int i = 0; i < st->device_count; i++) {
+        read_arch(&st->rt, i, st->arch[i], sizeof st->arch[i]);
+    }
+    st->rtc_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    *state = st;
+    return XGPU_SUCCESS;
+}
+
+static uint32_t hip_device_count(void *state) {
+    return (uint32_t)((hip_state *)state)->device_count;
+}
+
+static int attr(const hip_runtime *rt, int attribute, int dev) {
+    int v = 0;
+    if (attribute < 0 || rt->hipDeviceGetAttribute(&v, attribute, dev) != hipSuccess) {
+        return 0;
+    }
+    return v;
+}
+
+static xgpu_status hip_device_info(void *state, uint32_t index, xgpu_device_info *info) {
+    hip_state *st = state;
+    const hip_runtime *rt = &st->rt;
+    const hip_attributes *a = rt->attributes;
+    int dev = (int)index;
+    info->type = XGPU_DEVICE_TYPE_GPU;
+    snprintf(info->vendor, sizeof info->vendor, "%s",
+             rt->flavor == HIP_FLAVOR_DTK ? "Hygon" : "Advanced Micro Devices, Inc.");
+    if (rt->hipDeviceGetName(info->name, (int)sizeof info->name, dev) != hipSuccess) {
+        snprintf(info->name, sizeof info->name, "HIP device %u", index);
+    }
+    snprintf(info->arch, sizeof info->arch, "%s", st->arch[index]);
+    int drv = 0;
+    if (rt->hipDriverGetVersion && rt->hipDriverGetVersion(&drv) == hipSuccess) {
+        snprintf(info->driver_version, sizeof info->driver_version, "%d", drv);
+    }
+    snprintf(info->device_version, sizeof info->device_version, "%s", st->arch[index]);
+    snprintf(info->language_version, sizeof info->language_version, "HIP %d.%d.%d (%s)",
+             rt->version / 10000000, (rt->version / 100000) % 100, rt->version % 100000, rt->name);
+    info->compute_units = (uint32_t)attr(rt, a->cu_count, dev);
+    info->max_clock_mhz = (uint32_t)attr(rt, a->clock_khz, dev) / 1000;
+    size_t total = 0;
+    if (rt->hipDeviceTotalMem(&total, dev) == hipSuccess) {
+        info->global_mem_bytes = total;
+        info->max_alloc_bytes = total;
+    }
+    info->local_mem_bytes = (uint64_t)attr(rt, a->shared_per_block, dev);
+    info->local_mem_per_cu_bytes = (uint64_t)attr(rt, a->shared_per_cu, dev);
+    info->constant_mem_bytes = (uint64_t)attr(rt, a->total_constant, dev);
+    info->max_group_size = (uint64_t)attr(rt, a->max_threads_per_block, dev);
+    info->max_group_dims[0] = (uint64_t)attr(rt, a->max_block_x, dev);
+    info->max_group_dims[1] = (uint64_t)attr(rt, a->max_block_y, dev);
+    info->max_group_dims[2] = (uint64_t)attr(rt, a->max_block_z, dev);
+    info->max_groups[0] = (uint64_t)attr(rt, a->max_grid_x, dev);
+    info->max_groups[1] = (uint64_t)attr(rt, a->max_grid_y, dev);
+    info->max_groups[2] = (uint64_t)attr(rt, a->max_grid_z, dev);
+    int wave = attr(rt, a->warp_size, dev);
+    info->preferred_group_multiple = (uint32_t)wave;
+    info->subgroups = wave > 0;
+    info->subgroup_size = (uint32_t)wave;
+    info->fp64 = true;
+    info->fp16 = true;
+    info->l2_cache_bytes = (uint64_t)attr(rt, a->l2_cache, dev);
+    info->memory_clock_mhz = (uint32_t)attr(rt, a->memory_clock_khz, dev) / 1000;
+    info->memory_bus_width_bits = (uint32_t)attr(rt, a->memory_bus_width, dev);
+    int ecc = 0;
+    info->ecc_enabled =
+        a->ecc >= 0 && rt->hipDeviceGetAttribute(&ecc, a->ecc, dev) == hipSuccess ? (ecc != 0) : -1;
+    char bus[64] = "";
+    if (rt->hipDeviceGetPCIBusId &&
+        rt->hipDeviceGetPCIBusId(bus, (int)sizeof bus, dev) == hipSuccess && bus[0]) {
+        for (char *p = bus; *p; p++) {
+            *p = (char)tolower((unsigned char)*p);
+        }
+        info->has_pci_bus_id = true;
+        snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "%.12s", bus);
+    }
+    hipUUID uuid;
+    if (rt->hipDeviceGetUuid && rt->hipDeviceGetUuid(&uuid, dev) == hipSuccess) {
+        memcpy(info->uuid, uuid.bytes, sizeof info->uuid);
+        info->has_uuid = true;
+    }
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status hip_device_free_memory(void *state, uint32_t index, uint64_t *free_bytes) {
+    hip_state *st = state;
+    hip_ctx ctx = {st, (int)index};
+    xgpu_status s = hip__make_current(&ctx);
+    if (s) {
+        return s;
+    }
+    size_t free_now = 0, total = 0;
+    hipError_t e = st->rt.hipMemGetInfo(&free_now, &total);
+    if (e != hipSuccess) {
+        return hip__fail(&st->rt, e, "hipMemGetInfo", NULL);
+    }
+    *free_bytes = free_now;
+    return XGPU_SUCCESS;
+}
+
+static const xgpu_backend_ops hip_ops = {
+    .size = sizeof(xgpu_backend_ops),
+    .abi_version = 1,
+    .name = HIP_BACKEND_NAME,
+    .dialect = XGPU_DIALECT_HIP,
+    .probe = hip_probe,
+    .device_count = hip_device_count,
+    .device_info = hip_device_info,
+    .device_free_memory = hip_device_free_memory,
+    .context_create = hip__context_create,
+    .context_release = hip__context_release,
+    .queue_create = hip__queue_create,
+    .queue_release = hip__queue_release,
+    .queue_finish = hip__queue_finish,
+    .buffer_create = hip__buffer_create,
+    .buffer_release = hip__buffer_release,
+    .buffer_write = hip__buffer_write,
+    .buffer_read = hip__buffer_read,
+    .buffer_copy = hip__buffer_copy,
+    .buffer_fill = hip__buffer_fill,
+    .host_alloc = hip__host_alloc,
+    .host_free = hip__host_free,
+    .program_build = hip__program_build,
+    .program_release = hip__program_release,
+    .kernel_create = hip__kernel_create,
+    .kernel_release = hip__kernel_release,
+    .launch = hip__launch,
+    .queue_record_event = hip__queue_record_event,
+    .event_wait = hip__event_wait,
+    .event_elapsed_ms = hip__event_elapsed_ms,
+    .event_release = hip__event_release,
+};
+
+__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
+                                                                      xgpu_negotiate_out *out);
+
+xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
+    if (!in || !out || in->core_abi_version < 1) {
+        return XGPU_ERROR_ABI_MISMATCH;
+    }
+    out->abi_version = 1;
+    out->ops = &hip_ops;
+    return XGPU_SUCCESS;
+}

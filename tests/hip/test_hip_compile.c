@@ -1,0 +1,151 @@
+/* The HIP backend's own compile path (hiprtc from the ROCm runtime found
+ * at run time), with no GPU: kernels in the xgpu dialect become code
+ * objects for gfx906 (the Hygon DCU class) and gfx90a; an architecture the
+ * release's hiprtc would crash on is refused with an error, and this
+ * process survives. Skips (exit 77) without a HIP runtime. */
+#include "hip_internal.h"
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static hip_runtime rt;
+static hip_rtc rtc;
+
+static const char *kernels =
+    "XGPU_KERNEL void vector_add(XGPU_GLOBAL const float *a, XGPU_GLOBAL const float *b,\n"
+    "                            XGPU_GLOBAL float *c, xgpu_u32 n) {\n"
+    "    xgpu_u32 i = xgpu_global_id(0);\n"
+    "    if (i < n) c[i] = a[i] + b[i] * SCALE;\n"
+    "}\n"
+    "XGPU_KERNEL void group_sum(XGPU_GLOBAL const xgpu_i32 *in, XGPU_GLOBAL xgpu_i32 *out,\n"
+    "                           XGPU_LOCAL_ARG(xgpu_i32, scratch), xgpu_u32 n) {\n"
+    "    XGPU_LOCAL_BIND(xgpu_i32, scratch);\n"
+    "    xgpu_u32 lid = xgpu_local_id(0), gid = xgpu_global_id(0), ls = xgpu_local_size(0);\n"
+    "    scratch[lid] = gid < n ? in[gid] : 0;\n"
+    "    xgpu_barrier();\n"
+    "    for (xgpu_u32 s = 1; s < ls; s *= 2) {\n"
+    "        if (lid % (2 * s) == 0 && lid + s < ls) scratch[lid] += scratch[lid + s];\n"
+    "        xgpu_barrier();\n"
+    "    }\n"
+    "    if (lid == 0) out[xgpu_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "XGPU_KERNEL void atomics(XGPU_GLOBAL xgpu_i32 *bins, XGPU_GLOBAL float *sum,\n"
+    "                         XGPU_GLOBAL const float *x) {\n"
+    "    XGPU_LOCAL float local_sum;\n"
+    "    if (xgpu_local_id(0) == 0) local_sum = 0.0f;\n"
+    "    xgpu_barrier();\n"
+    "    xgpu_atomic_add_i32(&bins[xgpu_global_id(0) % 7], 1);\n"
+    "    xgpu_atomic_max_i32(&bins[7], (xgpu_i32)xgpu_global_id(0));\n"
+    "    xgpu_atomic_add_f32_local(&local_sum, x[xgpu_global_id(0)]);\n"
+    "    xgpu_barrier();\n"
+    "    if (xgpu_local_id(0) == 0) xgpu_atomic_add_f32(sum, local_sum);\n"
+    "}\n"
+    "#if XGPU_HAS_SUBGROUPS && XGPU_HAS_FP64\n"
+    "XGPU_KERNEL void wave_sum(XGPU_GLOBAL const float *x, XGPU_GLOBAL double *out) {\n"
+    "    float v = xgpu_subgroup_reduce_add_f32(x[xgpu_global_id(0)]);\n"
+    "    if (xgpu_subgroup_local_id() == 0) out[xgpu_global_id(0) / xgpu_subgroup_size()] = v;\n"
+    "}\n"
+    "#endif\n";
+
+static void compile_for(const char *arch) {
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, kernels);
+    assert_non_null(full);
+    char *code = NULL, *log = NULL;
+    size_t size = 0;
+    xgpu_status st = hip__compile(&rtc, full, "-DSCALE=3.0f", arch, &code, &size, &log);
+    free(full);
+    if (st != XGPU_SUCCESS) {
+        fail_msg("%s: %s\n%s", arch, xgpu_last_error()->message, log ? log : "");
+    }
+    assert_true(size > 64);
+    assert_memory_equal(code, "\177ELF", 4);
+    printf("compiled 4 kernels for %s with hiprtc (%s): code object, %zu bytes\n", arch, rtc.path,
+           size);
+    free(code);
+    free(log);
+}
+
+static void code_objects_for_gfx906_and_gfx90a(void **state) {
+    (void)state;
+    compile_for("gfx906");
+    compile_for("gfx90a");
+    compile_for("gfx90a:sramecc+:xnack-"); /* as gcnArchName reports it */
+}
+
+static void unsupported_arch_is_refused_not_a_crash(void **state) {
+    (void)state;
+    if (rt.version >= 50300000) {
+        skip(); /* gfx940 is supported from ROCm 5.3 on */
+    }
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, kernels);
+    char *code = NULL, *log = NULL;
+    size_t size = 0;
+    assert_int_equal(hip__compile(&rtc, full, NULL, "gfx940", &code, &size, &log),
+                     XGPU_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(xgpu_last_error()->message, "gfx940 is not an architecture"));
+    assert_null(code);
+    free(full);
+    free(log);
+}
+
+static void allow_list_by_release(void **state) {
+    (void)state;
+    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, "gfx90a:sramecc+:xnack-"));
+    assert_false(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, "gfx940"));
+    assert_true(hip__arch_supported(50700000, HIP_FLAVOR_ROCM, "gfx942:sramecc+:xnack-"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, "gfx928"));
+    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_DTK, "gfx928"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, "gfx9999"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, ""));
+}
+
+static void compile_error_names_the_line(void **state) {
+    (void)state;
+    static const char *broken = "XGPU_KERNEL void k(XGPU_GLOBAL float *x) {\n"
+                                "    xgpu_u32 i = xgpu_global_id(0);\n"
+                                "    x[i] = undefined_thing;\n"
+                                "}\n";
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, broken);
+    char *code = NULL, *log = NULL;
+    size_t size = 0;
+    assert_int_equal(hip__compile(&rtc, full, NULL, "gfx906", &code, &size, &log),
+                     XGPU_ERROR_BUILD_FAILED);
+    assert_non_null(log);
+    if (!strstr(log, ":3:") || !strstr(log, "undefined_thing")) {
+        fail_msg("log does not point at line 3:\n%s", log);
+    }
+    free(log);
+    free(full);
+}
+
+int main(void) {
+    hip__services = &xgpu__services;
+    char reason[1024];
+    int count = 0;
+    xgpu_status st = hip__runtime_load(&rt, &count, reason, sizeof reason);
+    if (st != XGPU_SUCCESS && !rt.lib) {
+        printf("skipped: no HIP runtime: %s\n", reason);
+        return 77;
+    }
+    if (hip__rtc_load(&rt, &rtc, reason, sizeof reason) != XGPU_SUCCESS) {
+        printf("skipped: no hiprtc: %s\n", reason);
+        return 77;
+    }
+    printf("HIP runtime %s (version %d), %d device(s); hiprtc from %s\n", rt.path, rt.version,
+           count, rtc.path);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(code_objects_for_gfx906_and_gfx90a),
+        cmocka_unit_test(unsupported_arch_is_refused_not_a_crash),
+        cmocka_unit_test(allow_list_by_release),
+        cmocka_unit_test(compile_error_names_the_line),
+    };
+    return cmocka_run_group_tests_name("hip_compile", tests, NULL, NULL);
+}
