@@ -13,6 +13,7 @@
 #define XGPU_CONSTANT __constant
 #define XGPU_DEVICE_FN static inline
 #define XGPU_RESTRICT restrict
+#define XGPU_LOCAL_PTR __local
 #define XGPU_LOCAL_ARG(type, name) __local type *name
 #define XGPU_LOCAL_BIND(type, name)
 
@@ -78,6 +79,11 @@ typedef half xgpu_f16;
 #define XGPU_HAS_FP16 0
 #endif
 
+/* fp16 storage, usable without fp16 arithmetic (vload_half is core). */
+typedef half xgpu_half;
+#define xgpu_half_load(p, i) vload_half((i), (p))
+#define xgpu_half_store(p, i, v) vstore_half((v), (i), (p))
+
 #if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
 #define XGPU_HAS_SUBGROUPS 1
 #define xgpu_subgroup_size() ((xgpu_u32)get_sub_group_size())
@@ -106,6 +112,14 @@ typedef half xgpu_f16;
 #define XGPU_CONSTANT __constant__
 #define XGPU_DEVICE_FN static __device__ __forceinline__
 #define XGPU_RESTRICT __restrict__
+#define XGPU_LOCAL_PTR /* shared-memory pointers are generic pointers */
+#if !defined(INFINITY)
+#if defined(XGPU_DIALECT_HIP)
+#define INFINITY __builtin_huge_valf()
+#else
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#endif
 /* Local-memory parameters: the backend packs every XGPU_LOCAL_ARG into the
  * launch's dynamic shared memory and passes each one's byte offset;
  * XGPU_LOCAL_BIND, first in the kernel body, turns the offset back into a
@@ -156,6 +170,28 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 #define xgpu_atomic_add_i32_local(p, v) atomicAdd((int *)(p), (int)(v))
 #define xgpu_atomic_add_f32(p, v) atomicAdd((float *)(p), (float)(v))
 #define xgpu_atomic_add_f32_local(p, v) atomicAdd((float *)(p), (float)(v))
+
+/* fp16 storage without headers: PTX conversions on CUDA, clang's
+ * _Float16 on HIP. */
+#if defined(XGPU_DIALECT_HIP)
+typedef _Float16 xgpu_half;
+#define xgpu_half_load(p, i) ((float)(p)[i])
+#define xgpu_half_store(p, i, v) ((p)[i] = (_Float16)(v))
+#else
+typedef unsigned short xgpu_half;
+__device__ __forceinline__ float xgpu__half_to_float(unsigned short h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ unsigned short xgpu__float_to_half(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#define xgpu_half_load(p, i) xgpu__half_to_float((p)[i])
+#define xgpu_half_store(p, i, v) ((p)[i] = xgpu__float_to_half(v))
+#endif
 
 #define XGPU_HAS_FP64 1
 /* fp16 needs cuda_fp16.h / hip_fp16.h; the backends turn it on with

@@ -400,6 +400,102 @@ static inline xgpu_range xgpu_range_1d(size_t groups, size_t group_size) {
 XGPU_API xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range *range,
                                  size_t arg_count, const xgpu_arg *args, xgpu_event **event);
 
+/* ---------------------------------------------------------------------------
+ * Library routines: GEMM, reductions and the stream kernels, built from
+ * xgpu's own kernel sources on first use and cached per context. They are
+ * asynchronous like xgpu_launch, check every argument first, and are as
+ * thread-safe as launches (one queue per thread).
+ * ------------------------------------------------------------------------- */
+typedef enum xgpu_dtype {
+    XGPU_F32 = 1,
+    XGPU_F64 = 2,
+    XGPU_F16 = 3, /* storage only: GEMM computes in fp32 */
+    XGPU_I32 = 4,
+    XGPU_I64 = 5,
+    XGPU_U64 = 6
+} xgpu_dtype;
+
+/* Bytes per element, 0 for a value not in the enum. */
+XGPU_API size_t xgpu_dtype_size(xgpu_dtype dtype);
+/* "f32", ... or "unknown". */
+XGPU_API const char *xgpu_dtype_name(xgpu_dtype dtype);
+
+typedef enum xgpu_layout { XGPU_ROW_MAJOR = 0, XGPU_COL_MAJOR = 1 } xgpu_layout;
+typedef enum xgpu_transpose { XGPU_NO_TRANS = 0, XGPU_TRANS = 1 } xgpu_transpose;
+
+/* A matrix in a buffer: its first element at `offset` (in elements) and
+ * `ld` elements between the starts of consecutive rows (row-major) or
+ * columns (column-major). */
+typedef struct xgpu_matrix {
+    xgpu_buffer *buffer;
+    size_t offset;
+    size_t ld;
+} xgpu_matrix;
+
+/* GEMM tuning: each group computes a tile_m x tile_n tile of C, each
+ * work-item a work_m x work_n block of it; K advances tile_k at a time.
+ * tile_m % work_m == 0, tile_n % work_n == 0, and the group
+ * (tile_m/work_m) x (tile_n/work_n) must divide tile_m*tile_k and
+ * tile_k*tile_n. */
+typedef struct xgpu_gemm_params {
+    uint32_t tile_m, tile_n, tile_k;
+    uint32_t work_m, work_n;
+} xgpu_gemm_params;
+
+/* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
+ * k x n. beta == 0 means C is not read (it may hold anything, NaN too).
+ * m or n == 0 does nothing; k == 0 scales C by beta. */
+typedef struct xgpu_gemm_desc {
+    xgpu_dtype dtype; /* XGPU_F32, XGPU_F64 (where the device has fp64), XGPU_F16 */
+    xgpu_layout layout;
+    xgpu_transpose trans_a, trans_b;
+    size_t m, n, k;
+    double alpha, beta;
+    xgpu_matrix a, b, c;
+    const xgpu_gemm_params *params; /* NULL: the default for the device */
+} xgpu_gemm_desc;
+
+XGPU_API xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *desc, xgpu_event **event);
+/* The parameters xgpu_gemm picks for this device and dtype (the variable
+ * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n" overrides them). */
+XGPU_API xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
+                                              xgpu_gemm_params *params);
+
+typedef enum xgpu_reduce_op {
+    XGPU_REDUCE_SUM = 1,
+    XGPU_REDUCE_MIN = 2,
+    XGPU_REDUCE_MAX = 3,
+    XGPU_REDUCE_ARGMAX = 4 /* index of the first maximum; NaN never wins */
+} xgpu_reduce_op;
+
+/* The dtype xgpu_reduce writes: XGPU_I64 for a sum of XGPU_I32, XGPU_U64
+ * (an index) for argmax, else the input dtype. 0 when unsupported. */
+XGPU_API xgpu_dtype xgpu_reduce_result_dtype(xgpu_reduce_op op, xgpu_dtype dtype);
+
+/* Reduces n elements of `in` starting at element `offset` (dtype f32, f64,
+ * i32 or i64) into one element of `out` at byte `out_offset`. n == 0 gives
+ * the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for argmax.
+ * fp32 sums are compensated within each work-item and tree-summed across
+ * them. */
+XGPU_API xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
+                                 xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
+                                 size_t out_offset, xgpu_event **event);
+
+typedef enum xgpu_stream_op {
+    XGPU_STREAM_COPY = 1,  /* c = a */
+    XGPU_STREAM_MUL = 2,   /* b = scalar * c */
+    XGPU_STREAM_ADD = 3,   /* c = a + b */
+    XGPU_STREAM_TRIAD = 4, /* a = b + scalar * c */
+    XGPU_STREAM_DOT = 5    /* out[0] = sum(a * b) */
+} xgpu_stream_op;
+
+/* The BabelStream kernels over n elements (f32 or f64) of buffers a, b, c
+ * (those the operation uses; others may be NULL); `out` receives the dot
+ * product. */
+XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype,
+                                 xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, double scalar,
+                                 size_t n, xgpu_buffer *out, xgpu_event **event);
+
 #ifdef __cplusplus
 }
 #endif

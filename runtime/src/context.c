@@ -31,6 +31,7 @@ xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
     c->ops = &b->ops;
     atomic_init(&c->live, 0);
     pthread_mutex_init(&c->host_lock, NULL);
+    pthread_mutex_init(&c->lib_lock, NULL);
     *context = c;
     return XGPU_SUCCESS;
 }
@@ -41,7 +42,9 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
         return XGPU_SUCCESS;
     }
     XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
-    long live = atomic_load(&context->live);
+    pthread_mutex_lock(&context->lib_lock);
+    long live = atomic_load(&context->live) - context->lib_objects;
+    pthread_mutex_unlock(&context->lib_lock);
     pthread_mutex_lock(&context->host_lock);
     bool host_blocks = context->host_blocks != NULL;
     pthread_mutex_unlock(&context->host_lock);
@@ -51,8 +54,10 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
                            "them first",
                            func, live, host_blocks ? " and pinned host memory" : "");
     }
+    xgpu__lib_release_all(context);
     context->ops->context_release(context->handle);
     pthread_mutex_destroy(&context->host_lock);
+    pthread_mutex_destroy(&context->lib_lock);
     context->magic = XGPU__MAGIC_DEAD;
     free(context);
     return XGPU_SUCCESS;
@@ -103,6 +108,7 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
     XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_release", "queue");
     const xgpu_backend_ops *ops = queue->context->ops;
     xgpu_status st = ops->queue_finish(queue->handle);
+    xgpu_buffer_release(queue->scratch);
     ops->queue_release(queue->handle);
     atomic_fetch_sub(&queue->context->live, 1);
     queue->magic = XGPU__MAGIC_DEAD;

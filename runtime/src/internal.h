@@ -111,20 +111,27 @@ typedef struct xgpu__host_block {
     void *handle;
 } xgpu__host_block;
 
+struct xgpu__lib_entry;
+
 struct xgpu_context {
     uint32_t magic;
     xgpu_device *device;
     const xgpu_backend_ops *ops;
     void *handle;
-    atomic_long live; /* objects of this context still alive */
+    atomic_long live; /* objects of this context still alive, the library's included */
     pthread_mutex_t host_lock;
     xgpu__host_block *host_blocks;
+    /* Library programs built on first use (lib_cache.c). */
+    pthread_mutex_t lib_lock;
+    struct xgpu__lib_entry *lib_cache;
+    long lib_objects; /* how many of `live` the cache holds */
 };
 
 struct xgpu_queue {
     uint32_t magic;
     xgpu_context *context;
     void *handle;
+    xgpu_buffer *scratch; /* partial results of library reductions */
 };
 
 struct xgpu_buffer {
@@ -186,7 +193,26 @@ xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_ev
 /* Dialect define + prelude + "#line 1" + source; malloc'ed, NULL on OOM. */
 char *xgpu__compose_source(xgpu_dialect dialect, const char *source);
 
-/* ---- prelude (generated from kernels/xgpu_prelude.h) ---- */
+/* ---- prelude and library kernels (generated from kernels/) ---- */
 extern const char xgpu__prelude[];
+extern const char xgpu__kernel_gemm[];
+extern const char xgpu__kernel_reduce[];
+extern const char xgpu__kernel_stream[];
+
+/* ---- lib_cache.c ---- */
+/* The kernel `name` of library source `source` built with `options` on
+ * the context, built on first use and cached. The cache owns it. */
+xgpu_status xgpu__lib_kernel(xgpu_context *ctx, const char *source, const char *options,
+                             const char *name, xgpu_kernel **kernel);
+/* Releases every cached program; the context is being released. */
+void xgpu__lib_release_all(xgpu_context *ctx);
+/* The queue's scratch buffer, grown to at least `size` bytes. */
+xgpu_status xgpu__queue_scratch(xgpu_queue *queue, size_t size, xgpu_buffer **buffer);
+/* Checks a library call's buffer: handle, context, and that `bytes` from
+ * `offset` fit. */
+xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgpu_queue *queue,
+                                   const xgpu_buffer *buffer, size_t offset, size_t bytes);
+/* Work-items that keep the device busy for a grid-stride loop. */
+size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n);
 
 #endif /* XGPU_INTERNAL_H */

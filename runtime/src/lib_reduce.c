@@ -1,0 +1,161 @@
+/* xgpu_reduce: checks, then kernels/reduce.xgpu in two passes (partials
+ * per group into the queue's scratch buffer, then one group). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const func = "xgpu_reduce";
+
+xgpu_dtype xgpu_reduce_result_dtype(xgpu_reduce_op op, xgpu_dtype dtype) {
+    if (op < XGPU_REDUCE_SUM || op > XGPU_REDUCE_ARGMAX ||
+        (dtype != XGPU_F32 && dtype != XGPU_F64 && dtype != XGPU_I32 && dtype != XGPU_I64)) {
+        return (xgpu_dtype)0;
+    }
+    if (op == XGPU_REDUCE_ARGMAX) {
+        return XGPU_U64;
+    }
+    return op == XGPU_REDUCE_SUM && dtype == XGPU_I32 ? XGPU_I64 : dtype;
+}
+
+/* The result of reducing nothing, as bytes of the result dtype. */
+static void identity(xgpu_reduce_op op, xgpu_dtype dtype, unsigned char out[8]) {
+    memset(out, 0, 8);
+    bool hi = op == XGPU_REDUCE_MIN;
+    if (op == XGPU_REDUCE_SUM) {
+        return;
+    }
+    if (op == XGPU_REDUCE_ARGMAX) {
+        memset(out, 0xff, 8); /* UINT64_MAX: no index */
+        return;
+    }
+    if (dtype == XGPU_F32) {
+        float v = hi ? INFINITY : -INFINITY;
+        memcpy(out, &v, sizeof v);
+    } else if (dtype == XGPU_F64) {
+        double v = hi ? INFINITY : -INFINITY;
+        memcpy(out, &v, sizeof v);
+    } else if (dtype == XGPU_I32) {
+        int32_t v = hi ? INT32_MAX : INT32_MIN;
+        memcpy(out, &v, sizeof v);
+    } else {
+        int64_t v = hi ? INT64_MAX : INT64_MIN;
+        memcpy(out, &v, sizeof v);
+    }
+}
+
+static const char *dtype_define(xgpu_dtype dtype) {
+    switch (dtype) {
+    case XGPU_F64:
+        return "RED_F64";
+    case XGPU_I32:
+        return "RED_I32";
+    case XGPU_I64:
+        return "RED_I64";
+    default:
+        return "RED_F32";
+    }
+}
+
+static const char *op_define(xgpu_reduce_op op) {
+    switch (op) {
+    case XGPU_REDUCE_MIN:
+        return "RED_MIN";
+    case XGPU_REDUCE_MAX:
+        return "RED_MAX";
+    case XGPU_REDUCE_ARGMAX:
+        return "RED_ARGMAX";
+    default:
+        return "RED_SUM";
+    }
+}
+
+/* A power of two the device runs well: 256 on GPUs, 64 on CPUs. */
+static size_t group_size(const xgpu_device_info *info) {
+    size_t g = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
+    while (info->max_group_size && g > info->max_group_size) {
+        g /= 2;
+    }
+    return g;
+}
+
+xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, xgpu_buffer *in,
+                        size_t offset, size_t n, xgpu_buffer *out, size_t out_offset,
+                        xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    xgpu_dtype result = xgpu_reduce_result_dtype(op, dtype);
+    if (!result) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: op %d on dtype %s: reductions are sum, min, max and argmax over "
+                           "f32, f64, i32 and i64",
+                           func, (int)op, xgpu_dtype_name(dtype));
+    }
+    const xgpu_device_info *info = &queue->context->device->info;
+    if (dtype == XGPU_F64 && !info->fp64) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: f64 on %s:%u (%s), which has no fp64", func, info->backend,
+                           info->backend_index, info->name);
+    }
+    size_t elem = xgpu_dtype_size(dtype), rsize = xgpu_dtype_size(result);
+    if (offset > SIZE_MAX / elem || n > SIZE_MAX / elem - offset) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: offset %zu + n %zu elements overflows", func, offset, n);
+    }
+    xgpu_status st = xgpu__lib_check_buffer(func, "in", queue, in, offset * elem, n * elem);
+    if (!st) {
+        st = xgpu__lib_check_buffer(func, "out", queue, out, out_offset, rsize);
+    }
+    if (st) {
+        return st;
+    }
+    if (out_offset % rsize) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: out_offset %zu is not a multiple of the result's %zu bytes", func,
+                           out_offset, rsize);
+    }
+    if (n == 0) {
+        unsigned char id[8];
+        identity(op, dtype, id);
+        return xgpu_buffer_write(queue, out, out_offset, id, rsize, true, event);
+    }
+    size_t group = group_size(info);
+    size_t groups = xgpu__lib_groups(info, group, n);
+    char options[128];
+    snprintf(options, sizeof options, "-D%s -D%s -DGROUP=%zu", dtype_define(dtype), op_define(op),
+             group);
+    xgpu_kernel *partial = NULL, *final = NULL;
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce_partial",
+                          &partial);
+    if (!st) {
+        st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce_final",
+                              &final);
+    }
+    /* Scratch: groups partial values (8 bytes each at most), then indices. */
+    xgpu_buffer *scratch = NULL;
+    if (!st) {
+        st = xgpu__queue_scratch(queue, groups * 16, &scratch);
+    }
+    if (st) {
+        return st;
+    }
+    size_t acc_size = op == XGPU_REDUCE_SUM && dtype == XGPU_I32 ? 8 : elem;
+    uint32_t index_offset = (uint32_t)(groups * acc_size + 7) / 8;
+    xgpu_arg pargs[] = {xgpu_arg_buffer(in),      xgpu_arg_u64(offset),
+                        xgpu_arg_u64(n),          xgpu_arg_buffer(scratch),
+                        xgpu_arg_buffer(scratch), xgpu_arg_u32(index_offset)};
+    xgpu_range r1 = xgpu_range_1d(groups, group);
+    st = xgpu_launch(queue, partial, &r1, 6, pargs, NULL);
+    if (st) {
+        return st;
+    }
+    xgpu_arg fargs[] = {
+        xgpu_arg_buffer(scratch),        xgpu_arg_buffer(scratch), xgpu_arg_u32(index_offset),
+        xgpu_arg_u32((uint32_t)groups),  xgpu_arg_buffer(out),     xgpu_arg_buffer(out),
+        xgpu_arg_u64(out_offset / rsize)};
+    xgpu_range r2 = xgpu_range_1d(1, group);
+    return xgpu_launch(queue, final, &r2, 7, fargs, event);
+}

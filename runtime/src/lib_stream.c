@@ -1,0 +1,118 @@
+/* xgpu_stream: the BabelStream kernels of kernels/stream.xgpu. */
+#include "internal.h"
+
+#include <stdio.h>
+
+static const char *const func = "xgpu_stream";
+
+static const char *const kernel_names[] = {NULL,
+                                           "xgpu_stream_copy",
+                                           "xgpu_stream_mul",
+                                           "xgpu_stream_add",
+                                           "xgpu_stream_triad",
+                                           "xgpu_stream_dot"};
+
+xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
+                        xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n, xgpu_buffer *out,
+                        xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    if (op < XGPU_STREAM_COPY || op > XGPU_STREAM_DOT) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: op %d is not an xgpu_stream_op", func, (int)op);
+    }
+    const xgpu_device_info *info = &queue->context->device->info;
+    if (dtype != XGPU_F32 && dtype != XGPU_F64) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: dtype %s: the stream kernels take f32 or f64", func,
+                           xgpu_dtype_name(dtype));
+    }
+    if (dtype == XGPU_F64 && !info->fp64) {
+        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                           "%s: f64 on %s:%u (%s), which has no fp64", func, info->backend,
+                           info->backend_index, info->name);
+    }
+    if (n == 0) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: n is 0", func);
+    }
+    size_t elem = xgpu_dtype_size(dtype);
+    if (n > SIZE_MAX / elem) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: n %zu overflows", func, n);
+    }
+    /* Which buffers each operation reads or writes. */
+    bool use_a = op != XGPU_STREAM_MUL, use_b = op != XGPU_STREAM_COPY,
+         use_c = op != XGPU_STREAM_DOT;
+    xgpu_status st = XGPU_SUCCESS;
+    if (use_a) {
+        st = xgpu__lib_check_buffer(func, "a", queue, a, 0, n * elem);
+    }
+    if (!st && use_b) {
+        st = xgpu__lib_check_buffer(func, "b", queue, b, 0, n * elem);
+    }
+    if (!st && use_c) {
+        st = xgpu__lib_check_buffer(func, "c", queue, c, 0, n * elem);
+    }
+    if (!st && op == XGPU_STREAM_DOT) {
+        st = xgpu__lib_check_buffer(func, "out", queue, out, 0, elem);
+    }
+    if (st) {
+        return st;
+    }
+    size_t group = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
+    while (info->max_group_size && group > info->max_group_size) {
+        group /= 2;
+    }
+    size_t groups = xgpu__lib_groups(info, group, n);
+    char options[64];
+    snprintf(options, sizeof options, "-DSTREAM_%s -DGROUP=%zu", dtype == XGPU_F64 ? "F64" : "F32",
+             group);
+    xgpu_kernel *k = NULL;
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, kernel_names[op], &k);
+    if (st) {
+        return st;
+    }
+    xgpu_arg s = dtype == XGPU_F64 ? xgpu_arg_f64(scalar) : xgpu_arg_f32((float)scalar);
+    xgpu_arg nn = xgpu_arg_u64(n);
+    xgpu_range range = xgpu_range_1d(groups, group);
+    switch (op) {
+    case XGPU_STREAM_COPY: {
+        xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(c), nn};
+        return xgpu_launch(queue, k, &range, 3, args, event);
+    }
+    case XGPU_STREAM_MUL: {
+        xgpu_arg args[] = {xgpu_arg_buffer(b), xgpu_arg_buffer(c), s, nn};
+        return xgpu_launch(queue, k, &range, 4, args, event);
+    }
+    case XGPU_STREAM_ADD: {
+        xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(c), nn};
+        return xgpu_launch(queue, k, &range, 4, args, event);
+    }
+    case XGPU_STREAM_TRIAD: {
+        xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(c), s, nn};
+        return xgpu_launch(queue, k, &range, 5, args, event);
+    }
+    case XGPU_STREAM_DOT:
+        break;
+    }
+    xgpu_kernel *final = NULL;
+    xgpu_buffer *scratch = NULL;
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, "xgpu_stream_dot_final",
+                          &final);
+    if (!st) {
+        st = xgpu__queue_scratch(queue, groups * elem, &scratch);
+    }
+    if (st) {
+        return st;
+    }
+    xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(scratch), nn};
+    st = xgpu_launch(queue, k, &range, 4, args, NULL);
+    if (st) {
+        return st;
+    }
+    xgpu_arg fargs[] = {xgpu_arg_buffer(scratch), xgpu_arg_u32((uint32_t)groups),
+                        xgpu_arg_buffer(out), xgpu_arg_u64(0)};
+    xgpu_range one = xgpu_range_1d(1, group);
+    return xgpu_launch(queue, final, &one, 4, fargs, event);
+}

@@ -1,0 +1,332 @@
+/* xgpu_gemm on every device: both layouts, both transposes of each
+ * operand, the listed sizes (1, 7, 33, 1000, 1023, 1025, tall-skinny
+ * 8192x64x8192), leading dimensions larger than the rows, offsets, beta 0
+ * over a NaN-poisoned C; f32, f64 and f16 storage. Results are compared
+ * with a double-precision host reference: every element for small
+ * problems, and for large ones the last row and column (edge tiles) plus
+ * random samples. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct problem {
+    xgpu_dtype dtype;
+    xgpu_layout layout;
+    xgpu_transpose ta, tb;
+    size_t m, n, k;
+    size_t pad;    /* extra elements per leading dimension */
+    size_t offset; /* elements before each matrix */
+    double alpha, beta;
+} problem;
+
+/* IEEE half from float, round to nearest even (host side of f16 tests). */
+static uint16_t to_half(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000;
+    int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t mant = x & 0x7fffff;
+    if (exp <= 0) {
+        return (uint16_t)sign; /* the tests never make subnormals */
+    }
+    uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
+    uint32_t rest = mant & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) {
+        h++;
+    }
+    return (uint16_t)h;
+}
+
+static double from_half(uint16_t h) {
+    int exp = (h >> 10) & 0x1f;
+    double m = (h & 0x3ff) / 1024.0;
+    double v = exp ? ldexp(1.0 + m, exp - 15) : ldexp(m, -14);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Host matrices are kept as doubles holding exactly the stored values. */
+static void fill(double *host, void *raw, xgpu_dtype dt, size_t count, uint32_t *seed) {
+    for (size_t i = 0; i < count; i++) {
+        double v = (double)(xt_rand_u32(seed) >> 8) / (1 << 24) * 2.0 - 1.0;
+        if (dt == XGPU_F32) {
+            ((float *)raw)[i] = (float)v;
+            host[i] = (float)v;
+        } else if (dt == XGPU_F64) {
+            ((double *)raw)[i] = v;
+            host[i] = v;
+        } else {
+            ((uint16_t *)raw)[i] = to_half((float)v);
+            host[i] = from_half(((uint16_t *)raw)[i]);
+        }
+    }
+}
+
+static double get(const void *raw, xgpu_dtype dt, size_t i) {
+    if (dt == XGPU_F32) {
+        return ((const float *)raw)[i];
+    }
+    if (dt == XGPU_F64) {
+        return ((const double *)raw)[i];
+    }
+    return from_half(((const uint16_t *)raw)[i]);
+}
+
+/* Element (i, j) of op(X) for a matrix stored with `layout`. */
+static double op_at(const double *x, size_t off, size_t ld, xgpu_layout layout, xgpu_transpose t,
+                    size_t i, size_t j) {
+    size_t r = t == XGPU_TRANS ? j : i, c = t == XGPU_TRANS ? i : j;
+    return layout == XGPU_ROW_MAJOR ? x[off + r * ld + c] : x[off + c * ld + r];
+}
+
+static size_t at(xgpu_layout layout, size_t off, size_t ld, size_t i, size_t j) {
+    return layout == XGPU_ROW_MAJOR ? off + i * ld + j : off + j * ld + i;
+}
+
+static void run_problem(const problem *p) {
+    size_t elem = xgpu_dtype_size(p->dtype);
+    /* Stored shapes (rows x cols in the layout's own sense). */
+    size_t ar = p->ta == XGPU_TRANS ? p->k : p->m, ac = p->ta == XGPU_TRANS ? p->m : p->k;
+    size_t br = p->tb == XGPU_TRANS ? p->n : p->k, bc = p->tb == XGPU_TRANS ? p->k : p->n;
+    bool row = p->layout == XGPU_ROW_MAJOR;
+    size_t lda = (row ? ac : ar) + p->pad, ldb = (row ? bc : br) + p->pad;
+    size_t ldc = (row ? p->n : p->m) + p->pad;
+    size_t na = p->offset + (row ? ar : ac) * lda, nb = p->offset + (row ? br : bc) * ldb;
+    size_t nc = p->offset + (row ? p->m : p->n) * ldc;
+    double *ha = malloc(na * sizeof(double)), *hb = malloc(nb * sizeof(double));
+    double *hc = malloc(nc * sizeof(double));
+    void *ra = malloc(na * elem), *rb = malloc(nb * elem), *rc = malloc(nc * elem);
+    void *out = malloc(nc * elem);
+    assert_true(ha && hb && hc && ra && rb && rc && out);
+    uint32_t seed = (uint32_t)(p->m * 131 + p->n * 17 + p->k * 7 + p->ta * 3 + p->tb + 1);
+    fill(ha, ra, p->dtype, na, &seed);
+    fill(hb, rb, p->dtype, nb, &seed);
+    fill(hc, rc, p->dtype, nc, &seed);
+    if (p->beta == 0.0) {
+        /* C must not be read: poison it with NaN in every dtype. */
+        memset(rc, 0xff, nc * elem);
+    }
+    xgpu_buffer *da, *db, *dc;
+    XT_OK(xgpu_buffer_create(xt.ctx, na * elem, &da));
+    XT_OK(xgpu_buffer_create(xt.ctx, nb * elem, &db));
+    XT_OK(xgpu_buffer_create(xt.ctx, nc * elem, &dc));
+    XT_OK(xgpu_buffer_write(xt.queue, da, 0, ra, na * elem, true, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, db, 0, rb, nb * elem, true, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, dc, 0, rc, nc * elem, true, NULL));
+    xgpu_gemm_desc d = {p->dtype,
+                        p->layout,
+                        p->ta,
+                        p->tb,
+                        p->m,
+                        p->n,
+                        p->k,
+                        p->alpha,
+                        p->beta,
+                        {da, p->offset, lda},
+                        {db, p->offset, ldb},
+                        {dc, p->offset, ldc},
+                        NULL};
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, dc, 0, out, nc * elem, true, NULL));
+
+    double eps = p->dtype == XGPU_F64 ? 0x1p-52 : 0x1p-23;
+    double out_eps = p->dtype == XGPU_F16 ? 0x1p-11 : 0.0; /* rounding to half on store */
+    bool all = p->m * p->n * p->k <= 40u * 40u * 40u;
+    size_t samples = all ? p->m * p->n : 1500 + p->m + p->n;
+    uint32_t pick = 99;
+    for (size_t s = 0; s < samples; s++) {
+        size_t i, j;
+        if (all) {
+            i = s / p->n, j = s % p->n;
+        } else if (s < p->n) {
+            i = p->m - 1, j = s; /* the last row */
+        } else if (s < p->n + p->m) {
+            i = s - p->n, j = p->n - 1; /* the last column */
+        } else {
+            i = xt_rand_u32(&pick) % p->m, j = xt_rand_u32(&pick) % p->n;
+        }
+        double ref = 0, scale = 0;
+        for (size_t k = 0; k < p->k; k++) {
+            double t = op_at(ha, p->offset, lda, p->layout, p->ta, i, k) *
+                       op_at(hb, p->offset, ldb, p->layout, p->tb, k, j);
+            ref += t;
+            scale += fabs(t);
+        }
+        size_t ci = at(p->layout, p->offset, ldc, i, j);
+        ref *= p->alpha;
+        scale *= fabs(p->alpha);
+        if (p->beta != 0.0) {
+            ref += p->beta * hc[ci];
+            scale += fabs(p->beta * hc[ci]);
+        }
+        double got = get(out, p->dtype, ci);
+        double tol = 2.0 * (double)(p->k + 2) * eps * scale + out_eps * fabs(ref) + 1e-300;
+        if (!(fabs(got - ref) <= tol)) {
+            fail_msg("%s %s %c%c %zux%zux%zu: C[%zu,%zu] = %.9g, reference %.9g (tolerance "
+                     "%.3g)",
+                     xgpu_dtype_name(p->dtype), row ? "row" : "col", p->ta ? 'T' : 'N',
+                     p->tb ? 'T' : 'N', p->m, p->n, p->k, i, j, got, ref, tol);
+        }
+    }
+    /* Nothing outside C's m x n block was written (padding, offset). */
+    for (size_t x = 0; x < nc; x++) {
+        size_t r = row ? (x - p->offset) / ldc : (x - p->offset) % ldc;
+        size_t cidx = row ? (x - p->offset) % ldc : (x - p->offset) / ldc;
+        bool inside = x >= p->offset && (row ? cidx < p->n : r < p->m);
+        if (!inside && memcmp((char *)out + x * elem, (char *)rc + x * elem, elem)) {
+            fail_msg("element %zu outside C was written", x);
+        }
+    }
+    XT_OK(xgpu_buffer_release(da));
+    XT_OK(xgpu_buffer_release(db));
+    XT_OK(xgpu_buffer_release(dc));
+    free(ha);
+    free(hb);
+    free(hc);
+    free(ra);
+    free(rb);
+    free(rc);
+    free(out);
+}
+
+static void all_layouts_and_transposes(xgpu_dtype dt, size_t m, size_t n, size_t k, size_t pad,
+                                       size_t offset) {
+    for (int l = 0; l < 2; l++) {
+        for (int ta = 0; ta < 2; ta++) {
+            for (int tb = 0; tb < 2; tb++) {
+                problem p = {dt,
+                             (xgpu_layout)l,
+                             (xgpu_transpose)ta,
+                             (xgpu_transpose)tb,
+                             m,
+                             n,
+                             k,
+                             pad,
+                             offset,
+                             1.25,
+                             (ta + tb) % 2 ? 0.0 : -0.5};
+                run_problem(&p);
+            }
+        }
+    }
+}
+
+static void small_sizes_every_layout(void **state) {
+    (void)state;
+    static const size_t sizes[][3] = {{1, 1, 1},  {7, 7, 7},  {33, 33, 33},
+                                      {7, 33, 1}, {33, 1, 7}, {5, 40, 37}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        all_layouts_and_transposes(XGPU_F32, sizes[s][0], sizes[s][1], sizes[s][2], s % 3,
+                                   s % 2 ? 3 : 0);
+    }
+}
+
+static void large_sizes_every_layout(void **state) {
+    (void)state;
+    static const size_t sizes[] = {1000, 1023, 1025};
+    for (size_t s = 0; s < 3; s++) {
+        all_layouts_and_transposes(XGPU_F32, sizes[s], sizes[s], sizes[s], s, s);
+    }
+}
+
+static void tall_skinny(void **state) {
+    (void)state;
+    problem p = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, 8192, 64, 8192, 0, 0, 1.0,
+                 0.0};
+    run_problem(&p);
+    problem q = {XGPU_F32, XGPU_COL_MAJOR, XGPU_TRANS, XGPU_NO_TRANS, 64, 8192, 8192, 1, 5, 0.5,
+                 2.0};
+    run_problem(&q);
+}
+
+static void f64_and_f16(void **state) {
+    (void)state;
+    if (xt.info.fp64) {
+        all_layouts_and_transposes(XGPU_F64, 33, 7, 65, 1, 2);
+        all_layouts_and_transposes(XGPU_F64, 129, 130, 131, 0, 0);
+    }
+    all_layouts_and_transposes(XGPU_F16, 33, 7, 65, 2, 1);
+    all_layouts_and_transposes(XGPU_F16, 129, 130, 64, 0, 0);
+}
+
+static void user_params_and_k_zero(void **state) {
+    (void)state;
+    /* Explicit parameters, small tiles: the same answers. */
+    xgpu_gemm_params params = {32, 32, 8, 4, 4};
+    const size_t n = 70;
+    float *h = malloc(n * n * sizeof *h), *out = malloc(n * n * sizeof *out);
+    assert_true(h && out);
+    xt_random_f32(h, n * n, 5, -1, 1);
+    xgpu_buffer *a, *c;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * n * 4, &a));
+    XT_OK(xgpu_buffer_create(xt.ctx, n * n * 4, &c));
+    XT_OK(xgpu_buffer_write(xt.queue, a, 0, h, n * n * 4, true, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, c, 0, h, n * n * 4, true, NULL));
+    /* k == 0: C = beta * C, A and B not read. */
+    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, n,      n, 0, 1.0,
+                        2.0,      {a, 0, 1},      {a, 0, n},     {c, 0, n},     &params};
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, c, 0, out, n * n * 4, true, NULL));
+    for (size_t i = 0; i < n * n; i++) {
+        assert_true(out[i] == 2.0f * h[i]);
+    }
+    /* m == 0: nothing happens, successfully. */
+    d.m = 0;
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    free(h);
+    free(out);
+    XT_OK(xgpu_buffer_release(a));
+    XT_OK(xgpu_buffer_release(c));
+}
+
+static void bad_arguments_are_refused(void **state) {
+    (void)state;
+    xgpu_buffer *a, *b, *c;
+    XT_OK(xgpu_buffer_create(xt.ctx, 64 * 64 * 4, &a));
+    XT_OK(xgpu_buffer_create(xt.ctx, 64 * 64 * 4, &b));
+    XT_OK(xgpu_buffer_create(xt.ctx, 16 * 16 * 4, &c));
+    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, 16,  16, 16, 1,
+                        0,        {a, 0, 16},     {b, 0, 16},    {c, 0, 16},    NULL};
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    d.a.ld = 15;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "leading dimension must be at least 16, not 15");
+    d.a.ld = 16;
+    d.m = 17; /* C is 16 x 16 floats */
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_OUT_OF_RANGE, "matrix c needs");
+    d.m = 16;
+    d.dtype = XGPU_I32;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "dtype i32");
+    d.dtype = XGPU_F32;
+    d.c = (xgpu_matrix){a, 0, 16};
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "overlaps");
+    d.c = (xgpu_matrix){c, 0, 16};
+    xgpu_gemm_params bad = {128, 128, 16, 3, 8};
+    d.params = &bad;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "multiples");
+    xgpu_gemm_params huge = {1024, 1024, 64, 8, 8}; /* 16384 work-items */
+    d.params = &huge;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "work-items");
+    d.params = NULL;
+    d.b.buffer = NULL;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "matrix b is NULL");
+    XT_FAILS(xgpu_gemm(xt.queue, NULL, NULL), XGPU_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    XT_FAILS(xgpu_gemm(NULL, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "queue is NULL");
+    XT_OK(xgpu_buffer_release(a));
+    XT_OK(xgpu_buffer_release(b));
+    XT_OK(xgpu_buffer_release(c));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(small_sizes_every_layout),
+        cmocka_unit_test(large_sizes_every_layout),
+        cmocka_unit_test(tall_skinny),
+        cmocka_unit_test(f64_and_f16),
+        cmocka_unit_test(user_params_and_k_zero),
+        cmocka_unit_test(bad_arguments_are_refused),
+    };
+    return XT_RUN("gemm", tests);
+}

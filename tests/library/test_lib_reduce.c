@@ -1,0 +1,216 @@
+/* xgpu_reduce on every device: sum, min, max, argmax over f32, f64, i32
+ * and i64, at sizes from 0 to 16M elements, from an offset. Floating-point
+ * sums against a compensated (Kahan) host sum; everything else exactly. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const size_t sizes[] = {0, 1, 7, 1000, 4097, (1u << 20) + 3, (1u << 24) + 1};
+
+static double value_at(const void *x, xgpu_dtype dt, size_t i) {
+    switch (dt) {
+    case XGPU_F32:
+        return ((const float *)x)[i];
+    case XGPU_F64:
+        return ((const double *)x)[i];
+    case XGPU_I32:
+        return ((const int32_t *)x)[i];
+    default:
+        return (double)((const int64_t *)x)[i];
+    }
+}
+
+static void fill(void *x, xgpu_dtype dt, size_t n, uint32_t seed) {
+    uint32_t s = seed | 1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = xt_rand_u32(&s);
+        double v = ((double)(r >> 8) / (1 << 24) - 0.3) * 1000.0;
+        switch (dt) {
+        case XGPU_F32:
+            ((float *)x)[i] = (float)v;
+            break;
+        case XGPU_F64:
+            ((double *)x)[i] = v;
+            break;
+        case XGPU_I32:
+            ((int32_t *)x)[i] = (int32_t)(r % 2000001) - 1000000;
+            break;
+        default:
+            ((int64_t *)x)[i] = ((int64_t)r << 20) - ((int64_t)1 << 50);
+            break;
+        }
+    }
+}
+
+static void check(xgpu_reduce_op op, xgpu_dtype dt, size_t n) {
+    const size_t offset = 5, elem = xgpu_dtype_size(dt);
+    unsigned char *x = malloc((n + offset) * elem);
+    assert_non_null(x);
+    fill(x, dt, n + offset, (uint32_t)(n * 7 + (size_t)op * 3 + (size_t)dt));
+    if (n > 10 && op == XGPU_REDUCE_ARGMAX) {
+        /* Two equal maxima: the first must win. */
+        memcpy(x + (offset + n / 3) * elem, x + (offset + n - 2) * elem, 0);
+        double big = 1e6;
+        if (dt == XGPU_F32) {
+            ((float *)x)[offset + n / 3] = ((float *)x)[offset + n - 2] = (float)big;
+        } else if (dt == XGPU_F64) {
+            ((double *)x)[offset + n / 3] = ((double *)x)[offset + n - 2] = big;
+        } else if (dt == XGPU_I32) {
+            ((int32_t *)x)[offset + n / 3] = ((int32_t *)x)[offset + n - 2] = 2000000;
+        } else {
+            ((int64_t *)x)[offset + n / 3] = ((int64_t *)x)[offset + n - 2] = (int64_t)1 << 60;
+        }
+    }
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, (n + offset) * elem, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 24, &out));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, (n + offset) * elem, true, NULL));
+    unsigned char poison[24];
+    memset(poison, 0xA5, sizeof poison);
+    XT_OK(xgpu_buffer_write(xt.queue, out, 0, poison, sizeof poison, true, NULL));
+    XT_OK(xgpu_reduce(xt.queue, op, dt, in, offset, n, out, 8, NULL));
+    unsigned char res[24];
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, res, sizeof res, true, NULL));
+    assert_memory_equal(res, poison, 8); /* before out_offset: untouched */
+    xgpu_dtype rdt = xgpu_reduce_result_dtype(op, dt);
+    const unsigned char *r = res + 8;
+
+    /* Host reference. */
+    double kahan = 0, comp = 0, sum_abs = 0, best = op == XGPU_REDUCE_MIN ? INFINITY : -INFINITY;
+    int64_t isum = 0, ibest = op == XGPU_REDUCE_MIN ? INT64_MAX : INT64_MIN;
+    size_t best_at = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        double v = value_at(x, dt, offset + i);
+        double y = v - comp, t = kahan + y;
+        comp = (t - kahan) - y;
+        kahan = t;
+        sum_abs += fabs(v);
+        if (dt == XGPU_I32 || dt == XGPU_I64) {
+            int64_t iv = dt == XGPU_I32 ? ((int32_t *)x)[offset + i] : ((int64_t *)x)[offset + i];
+            isum += iv;
+            if ((op == XGPU_REDUCE_MIN && iv < ibest) || (op != XGPU_REDUCE_MIN && iv > ibest)) {
+                ibest = iv;
+                best_at = i;
+            }
+        } else if ((op == XGPU_REDUCE_MIN && v < best) || (op != XGPU_REDUCE_MIN && v > best)) {
+            best = v;
+            best_at = i;
+        }
+    }
+    char what[96];
+    snprintf(what, sizeof what, "op %d %s n=%zu", (int)op, xgpu_dtype_name(dt), n);
+    if (op == XGPU_REDUCE_ARGMAX) {
+        uint64_t idx;
+        memcpy(&idx, r, 8);
+        if (idx != (n ? (uint64_t)best_at : UINT64_MAX)) {
+            fail_msg("%s: argmax %llu, expected %llu", what, (unsigned long long)idx,
+                     (unsigned long long)best_at);
+        }
+    } else if (dt == XGPU_I32 || dt == XGPU_I64) {
+        int64_t got;
+        if (rdt == XGPU_I32) {
+            int32_t g;
+            memcpy(&g, r, 4);
+            got = g;
+        } else {
+            memcpy(&got, r, 8);
+        }
+        int64_t want = op == XGPU_REDUCE_SUM ? isum : ibest;
+        if (n == 0 && op != XGPU_REDUCE_SUM) {
+            want = dt == XGPU_I32 ? (op == XGPU_REDUCE_MIN ? INT32_MAX : INT32_MIN) : ibest;
+        }
+        if (got != want) {
+            fail_msg("%s: %lld, expected %lld", what, (long long)got, (long long)want);
+        }
+    } else {
+        double got = dt == XGPU_F32 ? (double)*(const float *)r : *(const double *)r;
+        if (op == XGPU_REDUCE_SUM) {
+            double eps = dt == XGPU_F32 ? 0x1p-24 : 0x1p-53;
+            /* A tree over compensated partials: error ~ depth x eps. */
+            double tol = (log2((double)n + 1) + 4) * eps * sum_abs +
+                         (dt == XGPU_F32 ? eps * fabs(kahan) : 0);
+            if (!(fabs(got - kahan) <= tol)) {
+                fail_msg("%s: sum %.10g, Kahan reference %.10g (tolerance %.3g)", what, got, kahan,
+                         tol);
+            }
+        } else if (!(got == best)) {
+            fail_msg("%s: %.10g, expected %.10g", what, got, best);
+        }
+    }
+    free(x);
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
+static void every_op_dtype_and_size(void **state) {
+    (void)state;
+    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
+    for (size_t d = 0; d < 4; d++) {
+        if (dts[d] == XGPU_F64 && !xt.info.fp64) {
+            continue;
+        }
+        for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                /* The largest size for f32 sum only: it is the one whose
+                 * error growth matters, and the slowest on a CPU device. */
+                if (s + 1 == sizeof sizes / sizeof sizes[0] &&
+                    (dts[d] != XGPU_F32 || op != XGPU_REDUCE_SUM)) {
+                    continue;
+                }
+                check((xgpu_reduce_op)op, dts[d], sizes[s]);
+            }
+        }
+    }
+}
+
+static void nan_never_wins(void **state) {
+    (void)state;
+    float x[5] = {1.0f, NAN, 3.0f, NAN, 2.0f};
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, sizeof x, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, sizeof x, true, NULL));
+    float m = 0;
+    uint64_t idx = 0;
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_MAX, XGPU_F32, in, 0, 5, out, 0, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, &m, 4, true, NULL));
+    assert_true(m == 3.0f);
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_ARGMAX, XGPU_F32, in, 0, 5, out, 0, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, &idx, 8, true, NULL));
+    assert_int_equal(idx, 2);
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
+static void bad_arguments_are_refused(void **state) {
+    (void)state;
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, 400, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 1, 100, out, 0, NULL),
+             XGPU_ERROR_OUT_OF_RANGE, "in needs 400 bytes from byte 4");
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F64, in, 0, 10, out, 4, NULL),
+             xt.info.fp64 ? XGPU_ERROR_OUT_OF_RANGE : XGPU_ERROR_UNSUPPORTED, NULL);
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F16, in, 0, 10, out, 0, NULL),
+             XGPU_ERROR_UNSUPPORTED, "dtype f16");
+    XT_FAILS(xgpu_reduce(xt.queue, (xgpu_reduce_op)9, XGPU_F32, in, 0, 10, out, 0, NULL),
+             XGPU_ERROR_UNSUPPORTED, "op 9");
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, 0, 10, out, 4, NULL),
+             XGPU_ERROR_OUT_OF_RANGE, "out needs 8 bytes"); /* an i32 sum is an i64 */
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, SIZE_MAX, 2, out, 0, NULL),
+             XGPU_ERROR_INVALID_SIZE, "overflows");
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_op_dtype_and_size),
+        cmocka_unit_test(nan_never_wins),
+        cmocka_unit_test(bad_arguments_are_refused),
+    };
+    return XT_RUN("reduce", tests);
+}
