@@ -35,6 +35,7 @@ typedef float xgpu_f32;
 #define xgpu_global_size(d) ((xgpu_u32)get_global_size(d))
 
 #define xgpu_barrier() barrier(CLK_LOCAL_MEM_FENCE)
+#define xgpu_mem_fence_global() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define xgpu_barrier_global() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
 
 #define xgpu_atomic_add_i32(p, v) atomic_add((volatile __global int *)(p), (v))
@@ -155,6 +156,7 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 #define xgpu_global_size(d) (xgpu_num_groups(d) * xgpu_local_size(d))
 
 #define xgpu_barrier() __syncthreads()
+#define xgpu_mem_fence_global() __threadfence()
 #define xgpu_barrier_global()                                                                      \
     do {                                                                                           \
         __threadfence();                                                                           \

@@ -109,6 +109,7 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
     const xgpu_backend_ops *ops = queue->context->ops;
     xgpu_status st = ops->queue_finish(queue->handle);
     xgpu_buffer_release(queue->scratch);
+    xgpu_buffer_release(queue->counter);
     ops->queue_release(queue->handle);
     atomic_fetch_sub(&queue->context->live, 1);
     queue->magic = XGPU__MAGIC_DEAD;

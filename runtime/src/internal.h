@@ -132,6 +132,7 @@ struct xgpu_queue {
     xgpu_context *context;
     void *handle;
     xgpu_buffer *scratch; /* partial results of library reductions */
+    xgpu_buffer *counter; /* xgpu_reduce's groups-done counter, 0 between launches */
 };
 
 struct xgpu_buffer {

@@ -1,5 +1,6 @@
-/* xgpu_reduce: checks, then kernels/reduce.xgpu in two passes (partials
- * per group into the queue's scratch buffer, then one group). */
+/* xgpu_reduce: checks, then kernels/reduce.xgpu in one launch (partials
+ * per group in the queue's scratch buffer; the last group to finish
+ * reduces them). */
 #include "internal.h"
 
 #include <math.h>
@@ -71,13 +72,37 @@ static const char *op_define(xgpu_reduce_op op) {
     }
 }
 
-/* A power of two the device runs well: 256 on GPUs, 64 on CPUs. */
-static size_t group_size(const xgpu_device_info *info) {
-    size_t g = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
-    while (info->max_group_size && g > info->max_group_size) {
-        g /= 2;
+/* Launch shape. GPUs: groups of 256, a grid stride, one element at a time
+ * so that neighbours read neighbours. CPUs: one group of 4 per core, each
+ * work-item streaming a contiguous chunk with 64 independent lanes, which
+ * the compiler vectorises (on pocl, 2 cores: 27.5 GB/s against 16.5 with
+ * groups of 64 and 16 lanes, and 0.5 with the GPU shape). */
+typedef struct reduce_shape {
+    size_t group, groups;
+    int vec;
+    bool chunked;
+} reduce_shape;
+
+static reduce_shape shape_for(const xgpu_device_info *info, size_t n) {
+    reduce_shape s;
+    if (info->type == XGPU_DEVICE_TYPE_CPU) {
+        s.group = 4;
+        s.vec = 64;
+        s.chunked = true;
+        s.groups = info->compute_units ? info->compute_units : 1;
+    } else {
+        s.group = 256;
+        s.vec = 1;
+        s.chunked = false;
+        s.groups = 0;
     }
-    return g;
+    while (info->max_group_size && s.group > info->max_group_size) {
+        s.group /= 2;
+    }
+    if (!s.groups) {
+        s.groups = xgpu__lib_groups(info, s.group, n);
+    }
+    return s;
 }
 
 xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, xgpu_buffer *in,
@@ -122,40 +147,40 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
         identity(op, dtype, id);
         return xgpu_buffer_write(queue, out, out_offset, id, rsize, true, event);
     }
-    size_t group = group_size(info);
-    size_t groups = xgpu__lib_groups(info, group, n);
+    reduce_shape shape = shape_for(info, n);
+    size_t group = shape.group, groups = shape.groups;
     char options[128];
-    snprintf(options, sizeof options, "-D%s -D%s -DGROUP=%zu", dtype_define(dtype), op_define(op),
-             group);
-    xgpu_kernel *partial = NULL, *final = NULL;
-    st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce_partial",
-                          &partial);
-    if (!st) {
-        st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce_final",
-                              &final);
-    }
+    snprintf(options, sizeof options, "-D%s -D%s -DGROUP=%zu -DVEC=%d%s", dtype_define(dtype),
+             op_define(op), group, shape.vec, shape.chunked ? " -DCHUNKED" : "");
+    xgpu_kernel *kernel = NULL;
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce", &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */
     xgpu_buffer *scratch = NULL;
     if (!st) {
         st = xgpu__queue_scratch(queue, groups * 16, &scratch);
     }
+    if (!st && !queue->counter) {
+        const uint32_t zero = 0;
+        st = xgpu_buffer_create(queue->context, sizeof zero, &queue->counter);
+        if (!st) {
+            st = xgpu_buffer_write(queue, queue->counter, 0, &zero, sizeof zero, true, NULL);
+        }
+    }
     if (st) {
         return st;
     }
     size_t acc_size = op == XGPU_REDUCE_SUM && dtype == XGPU_I32 ? 8 : elem;
-    uint32_t index_offset = (uint32_t)(groups * acc_size + 7) / 8;
-    xgpu_arg pargs[] = {xgpu_arg_buffer(in),      xgpu_arg_u64(offset),
-                        xgpu_arg_u64(n),          xgpu_arg_buffer(scratch),
-                        xgpu_arg_buffer(scratch), xgpu_arg_u32(index_offset)};
-    xgpu_range r1 = xgpu_range_1d(groups, group);
-    st = xgpu_launch(queue, partial, &r1, 6, pargs, NULL);
-    if (st) {
-        return st;
-    }
-    xgpu_arg fargs[] = {
-        xgpu_arg_buffer(scratch),        xgpu_arg_buffer(scratch), xgpu_arg_u32(index_offset),
-        xgpu_arg_u32((uint32_t)groups),  xgpu_arg_buffer(out),     xgpu_arg_buffer(out),
-        xgpu_arg_u64(out_offset / rsize)};
-    xgpu_range r2 = xgpu_range_1d(1, group);
-    return xgpu_launch(queue, final, &r2, 7, fargs, event);
+    uint32_t index_offset = (uint32_t)((groups * acc_size + 7) / 8);
+    xgpu_arg args[] = {xgpu_arg_buffer(in),
+                       xgpu_arg_u64(offset),
+                       xgpu_arg_u64(n),
+                       xgpu_arg_buffer(scratch),
+                       xgpu_arg_buffer(scratch),
+                       xgpu_arg_u32(index_offset),
+                       xgpu_arg_buffer(queue->counter),
+                       xgpu_arg_buffer(out),
+                       xgpu_arg_buffer(out),
+                       xgpu_arg_u64(out_offset / rsize)};
+    xgpu_range range = xgpu_range_1d(groups, group);
+    return xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args, event);
 }

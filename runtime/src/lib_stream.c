@@ -66,8 +66,9 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     }
     size_t groups = xgpu__lib_groups(info, group, n);
     char options[64];
-    snprintf(options, sizeof options, "-DSTREAM_%s -DGROUP=%zu", dtype == XGPU_F64 ? "F64" : "F32",
-             group);
+    snprintf(options, sizeof options, "-DSTREAM_%s -DGROUP=%zu%s",
+             dtype == XGPU_F64 ? "F64" : "F32", group,
+             info->type == XGPU_DEVICE_TYPE_CPU ? " -DCHUNKED" : "");
     xgpu_kernel *k = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, kernel_names[op], &k);
     if (st) {

@@ -1,0 +1,33 @@
+/* kernelbench internals. */
+#ifndef XGPU_KB_H
+#define XGPU_KB_H
+
+#include <xgpu.h>
+
+typedef struct kb_options {
+    const char *selector;
+    int reps;
+    size_t gemm_sizes[8];
+    int gemm_count;
+    size_t reduce_mib;
+} kb_options;
+
+typedef struct kb_env {
+    xgpu_device *device;
+    xgpu_device_info info;
+    xgpu_context *ctx;
+    xgpu_queue *queue;
+} kb_env;
+
+int kb_open(kb_env *env, const char *selector);
+void kb_close(kb_env *env);
+double kb_median(double *v, int n);
+int kb_check_gemm(const float *a, const float *b, const float *c, size_t n, double *max_rel);
+int kb_gemm(kb_env *env, const kb_options *o, size_t n);
+int kb_reduce(kb_env *env, const kb_options *o);
+/* CLBlast on the OpenCL device named like env's; returns 0 when it ran,
+ * fills times (seconds) and the result. -1 when unavailable (reason). */
+int kb_clblast_sgemm(const kb_env *env, size_t n, const float *a, const float *b, float *c,
+                     int reps, double *times, char *reason, size_t reason_size);
+
+#endif

@@ -1,0 +1,218 @@
+/* kernelbench: the xgpu side. */
+#define _POSIX_C_SOURCE 200809L
+#include "kb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KB_OK(call)                                                                                \
+    do {                                                                                           \
+        if ((call) != XGPU_SUCCESS) {                                                              \
+            fprintf(stderr, "kernelbench: %s: %s\n", #call, xgpu_last_error()->message);           \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+int kb_open(kb_env *env, const char *selector) {
+    memset(env, 0, sizeof *env);
+    KB_OK(xgpu_device_select(selector, &env->device));
+    KB_OK(xgpu_device_get_info(env->device, &env->info, sizeof env->info));
+    KB_OK(xgpu_context_create(env->device, &env->ctx));
+    KB_OK(xgpu_queue_create(env->ctx, &env->queue));
+    return 0;
+fail:
+    kb_close(env);
+    return -1;
+}
+
+void kb_close(kb_env *env) {
+    xgpu_queue_release(env->queue);
+    xgpu_context_release(env->ctx);
+}
+
+/* Device time of one library call, between two recorded events. */
+static int timed(kb_env *env, xgpu_status (*run)(kb_env *, void *), void *arg, double *seconds) {
+    xgpu_event *start = NULL, *end = NULL;
+    double ms = 0;
+    int rc = -1;
+    KB_OK(xgpu_queue_record_event(env->queue, &start));
+    KB_OK(run(env, arg));
+    KB_OK(xgpu_queue_record_event(env->queue, &end));
+    KB_OK(xgpu_event_elapsed_ms(start, end, &ms));
+    *seconds = ms * 1e-3;
+    rc = 0;
+fail:
+    xgpu_event_release(start);
+    xgpu_event_release(end);
+    return rc;
+}
+
+static xgpu_status run_gemm(kb_env *env, void *desc) {
+    return xgpu_gemm(env->queue, desc, NULL);
+}
+
+static void print_row(const char *bench, const char *impl, double median, double rate,
+                      const char *unit, const char *check) {
+    printf("%-28s %-10s %10.3f ms %7.1f %s  %s\n", bench, impl, median * 1e3, rate, unit, check);
+}
+
+int kb_gemm(kb_env *env, const kb_options *o, size_t n) {
+    size_t bytes = n * n * sizeof(float);
+    float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+    double *times = calloc((size_t)o->reps, sizeof *times);
+    xgpu_buffer *da = NULL, *db = NULL, *dc = NULL;
+    int ok = 0;
+    char bench[64], check[96];
+    snprintf(bench, sizeof bench, "sgemm %zux%zux%zu", n, n, n);
+    if (!a || !b || !c || !times) {
+        fprintf(stderr, "kernelbench: out of host memory\n");
+        goto fail;
+    }
+    uint32_t s = 7;
+    for (size_t i = 0; i < n * n; i++) {
+        s = s * 1664525u + 1013904223u;
+        a[i] = (float)(s >> 8) / (1 << 24) - 0.5f;
+        s = s * 1664525u + 1013904223u;
+        b[i] = (float)(s >> 8) / (1 << 24) - 0.5f;
+    }
+    KB_OK(xgpu_buffer_create(env->ctx, bytes, &da));
+    KB_OK(xgpu_buffer_create(env->ctx, bytes, &db));
+    KB_OK(xgpu_buffer_create(env->ctx, bytes, &dc));
+    KB_OK(xgpu_buffer_write(env->queue, da, 0, a, bytes, true, NULL));
+    KB_OK(xgpu_buffer_write(env->queue, db, 0, b, bytes, true, NULL));
+    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, n,   n, n, 1.0,
+                        0.0,      {da, 0, n},     {db, 0, n},    {dc, 0, n},    NULL};
+    double warm = 0;
+    if (timed(env, run_gemm, &d, &warm) != 0) { /* builds the kernel */
+        goto fail;
+    }
+    for (int r = 0; r < o->reps; r++) {
+        if (timed(env, run_gemm, &d, &times[r]) != 0) {
+            goto fail;
+        }
+    }
+    memset(c, 0xff, bytes);
+    KB_OK(xgpu_buffer_read(env->queue, dc, 0, c, bytes, true, NULL));
+    double rel = 0;
+    ok = kb_check_gemm(a, b, c, n, &rel);
+    double med = kb_median(times, o->reps);
+    snprintf(check, sizeof check, "%s (max rel err %.1e)", ok ? "verified" : "FAILED", rel);
+    print_row(bench, "xgpu", med, 2.0 * n * n * n / med * 1e-9, "GFLOP/s", check);
+
+    char reason[256] = "";
+    if (kb_clblast_sgemm(env, n, a, b, c, o->reps, times, reason, sizeof reason) == 0) {
+        int cok = kb_check_gemm(a, b, c, n, &rel);
+        double cmed = kb_median(times, o->reps);
+        snprintf(check, sizeof check, "%s (max rel err %.1e); xgpu is %.2fx CLBlast",
+                 cok ? "verified" : "FAILED", rel, cmed / med);
+        print_row(bench, "clblast", cmed, 2.0 * n * n * n / cmed * 1e-9, "GFLOP/s", check);
+        ok &= cok;
+    } else {
+        printf("%-28s %-10s %s\n", bench, "clblast", reason);
+    }
+fail:
+    xgpu_buffer_release(da);
+    xgpu_buffer_release(db);
+    xgpu_buffer_release(dc);
+    free(a);
+    free(b);
+    free(c);
+    free(times);
+    return ok;
+}
+
+typedef struct reduce_arg {
+    xgpu_buffer *in, *out;
+    size_t n;
+} reduce_arg;
+
+static xgpu_status run_reduce(kb_env *env, void *p) {
+    reduce_arg *r = p;
+    return xgpu_reduce(env->queue, XGPU_REDUCE_SUM, XGPU_F32, r->in, 0, r->n, r->out, 0, NULL);
+}
+
+/* The best "float*" line of `clpeak --global-bandwidth`, in GB/s. */
+static double clpeak_bandwidth(const kb_env *env) {
+    if (strcmp(env->info.backend, "opencl") != 0) {
+        return 0;
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "clpeak --global-bandwidth 2>/dev/null");
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        return 0;
+    }
+    char line[256];
+    double best = 0;
+    int in_device = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (strstr(line, "Device:")) {
+            in_device = strstr(line, env->info.name) != NULL;
+        }
+        double v;
+        if (in_device && sscanf(line, " float%*[0-9 ] : %lf", &v) == 1 && v > best) {
+            best = v;
+        }
+    }
+    pclose(p);
+    return best;
+}
+
+int kb_reduce(kb_env *env, const kb_options *o) {
+    size_t n = o->reduce_mib * 1024 * 1024 / sizeof(float);
+    float *x = malloc(n * sizeof *x);
+    double *times = calloc((size_t)o->reps, sizeof *times);
+    reduce_arg r = {NULL, NULL, n};
+    int ok = 0;
+    char bench[64], check[96];
+    snprintf(bench, sizeof bench, "sum f32 %zu MiB", o->reduce_mib);
+    if (!x || !times) {
+        goto fail;
+    }
+    uint32_t s = 3;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        x[i] = (float)(s >> 8) / (1 << 24);
+    }
+    KB_OK(xgpu_buffer_create(env->ctx, n * sizeof *x, &r.in));
+    KB_OK(xgpu_buffer_create(env->ctx, 8, &r.out));
+    KB_OK(xgpu_buffer_write(env->queue, r.in, 0, x, n * sizeof *x, true, NULL));
+    double warm;
+    if (timed(env, run_reduce, &r, &warm) != 0) {
+        goto fail;
+    }
+    for (int i = 0; i < o->reps; i++) {
+        if (timed(env, run_reduce, &r, &times[i]) != 0) {
+            goto fail;
+        }
+    }
+    float got = NAN;
+    KB_OK(xgpu_buffer_read(env->queue, r.out, 0, &got, 4, true, NULL));
+    double ref = 0, comp = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = x[i] - comp, t = ref + y;
+        comp = (t - ref) - y;
+        ref = t;
+    }
+    double rel = fabs(got - ref) / ref;
+    ok = rel <= 1e-5;
+    double med = kb_median(times, o->reps);
+    double gbs = n * sizeof *x / med * 1e-9;
+    double peak = clpeak_bandwidth(env);
+    if (peak > 0) {
+        snprintf(check, sizeof check, "%s (rel err %.1e); %.0f%% of clpeak's %.1f GB/s",
+                 ok ? "verified" : "FAILED", rel, 100.0 * gbs / peak, peak);
+    } else {
+        snprintf(check, sizeof check, "%s (rel err %.1e); clpeak not run",
+                 ok ? "verified" : "FAILED", rel);
+    }
+    print_row(bench, "xgpu", med, gbs, "GB/s   ", check);
+fail:
+    xgpu_buffer_release(r.in);
+    xgpu_buffer_release(r.out);
+    free(x);
+    free(times);
+    return ok;
+}
