@@ -14,6 +14,7 @@
 #define XGPU_DEVICE_FN static inline
 #define XGPU_RESTRICT restrict
 #define XGPU_LOCAL_PTR __local
+#define XGPU_LAUNCH_BOUNDS(threads)
 #define XGPU_LOCAL_ARG(type, name) __local type *name
 #define XGPU_LOCAL_BIND(type, name)
 
@@ -114,6 +115,10 @@ typedef half xgpu_half;
 #define XGPU_DEVICE_FN static __device__ __forceinline__
 #define XGPU_RESTRICT __restrict__
 #define XGPU_LOCAL_PTR /* shared-memory pointers are generic pointers */
+/* The most work-items a kernel is launched with: lets the compiler give
+ * each one more registers (without it, AMD's compiler assumes 1024 and
+ * caps a work-item at 128 VGPRs). */
+#define XGPU_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #if !defined(INFINITY)
 #if defined(XGPU_DIALECT_HIP)
 #define INFINITY __builtin_huge_valf()

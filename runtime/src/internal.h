@@ -216,4 +216,14 @@ xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgp
 /* Work-items that keep the device busy for a grid-stride loop. */
 size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n);
 
+/* Build options of the library kernels, one function per source, shared
+ * by the routines and the compile-matrix test (which builds every variant
+ * the library can choose). `cpu`: for a CPU device. */
+/* The GEMM parameter sets xgpu_gemm can choose for a device class. */
+size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max);
+void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size);
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group, char *out,
+                          size_t size);
+void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size);
+
 #endif /* XGPU_INTERNAL_H */

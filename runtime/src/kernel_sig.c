@@ -235,6 +235,14 @@ bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_s
             continue;
         }
         const char *q = skip_space(p + strlen("XGPU_KERNEL"));
+        const char *bounds = match_word(q, "XGPU_LAUNCH_BOUNDS");
+        if (bounds) {
+            const char *close = strchr(bounds, ')');
+            if (!close) {
+                continue;
+            }
+            q = skip_space(close + 1);
+        }
         q = match_word(q, "void");
         if (!q) {
             continue;

@@ -20,6 +20,23 @@ static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4};
 /* For devices whose groups or local memory are too small for the above. */
 static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4};
 
+size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max) {
+    const xgpu_gemm_params *sets[2] = {cpu ? (dtype == XGPU_F64 ? &cpu_params_f64 : &cpu_params)
+                                           : (dtype == XGPU_F64 ? &gpu_params_f64 : &gpu_params),
+                                       &small_params};
+    size_t n = 0;
+    for (size_t i = 0; i < 2 && n < max; i++) {
+        out[n++] = *sets[i];
+    }
+    return n;
+}
+
+void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size) {
+    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u",
+             dtype == XGPU_F64 ? "F64" : (dtype == XGPU_F16 ? "F16" : "F32"), p->tile_m, p->tile_n,
+             p->tile_k, p->work_m, p->work_n);
+}
+
 static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
                                 size_t elem) {
     if (!p->tile_m || !p->tile_n || !p->tile_k || !p->work_m || !p->work_n ||
@@ -187,9 +204,7 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
         return st;
     }
     char options[256];
-    snprintf(options, sizeof options, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u",
-             d->dtype == XGPU_F64 ? "F64" : (d->dtype == XGPU_F16 ? "F16" : "F32"), p.tile_m,
-             p.tile_n, p.tile_k, p.work_m, p.work_n);
+    xgpu__gemm_options(d->dtype, &p, options, sizeof options);
     xgpu_kernel *kernel = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, "xgpu_gemm", &kernel);
     if (st) {

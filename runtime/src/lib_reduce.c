@@ -79,7 +79,6 @@ static const char *op_define(xgpu_reduce_op op) {
  * groups of 64 and 16 lanes, and 0.5 with the GPU shape). */
 typedef struct reduce_shape {
     size_t group, groups;
-    int vec;
     bool chunked;
 } reduce_shape;
 
@@ -87,12 +86,10 @@ static reduce_shape shape_for(const xgpu_device_info *info, size_t n) {
     reduce_shape s;
     if (info->type == XGPU_DEVICE_TYPE_CPU) {
         s.group = 4;
-        s.vec = 64;
         s.chunked = true;
         s.groups = info->compute_units ? info->compute_units : 1;
     } else {
         s.group = 256;
-        s.vec = 1;
         s.chunked = false;
         s.groups = 0;
     }
@@ -103,6 +100,12 @@ static reduce_shape shape_for(const xgpu_device_info *info, size_t n) {
         s.groups = xgpu__lib_groups(info, s.group, n);
     }
     return s;
+}
+
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group, char *out,
+                          size_t size) {
+    snprintf(out, size, "-D%s -D%s -DGROUP=%zu -DVEC=%d%s", dtype_define(dtype), op_define(op),
+             group, cpu ? 64 : 1, cpu ? " -DCHUNKED" : "");
 }
 
 xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, xgpu_buffer *in,
@@ -150,8 +153,7 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
     reduce_shape shape = shape_for(info, n);
     size_t group = shape.group, groups = shape.groups;
     char options[128];
-    snprintf(options, sizeof options, "-D%s -D%s -DGROUP=%zu -DVEC=%d%s", dtype_define(dtype),
-             op_define(op), group, shape.vec, shape.chunked ? " -DCHUNKED" : "");
+    xgpu__reduce_options(op, dtype, shape.chunked, group, options, sizeof options);
     xgpu_kernel *kernel = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce", &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */

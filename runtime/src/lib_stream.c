@@ -12,6 +12,11 @@ static const char *const kernel_names[] = {NULL,
                                            "xgpu_stream_triad",
                                            "xgpu_stream_dot"};
 
+void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size) {
+    snprintf(out, size, "-DSTREAM_%s -DGROUP=%zu%s", dtype == XGPU_F64 ? "F64" : "F32", group,
+             cpu ? " -DCHUNKED" : "");
+}
+
 xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
                         xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n, xgpu_buffer *out,
                         xgpu_event **event) {
@@ -66,9 +71,7 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     }
     size_t groups = xgpu__lib_groups(info, group, n);
     char options[64];
-    snprintf(options, sizeof options, "-DSTREAM_%s -DGROUP=%zu%s",
-             dtype == XGPU_F64 ? "F64" : "F32", group,
-             info->type == XGPU_DEVICE_TYPE_CPU ? " -DCHUNKED" : "");
+    xgpu__stream_options(dtype, info->type == XGPU_DEVICE_TYPE_CPU, group, options, sizeof options);
     xgpu_kernel *k = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, kernel_names[op], &k);
     if (st) {

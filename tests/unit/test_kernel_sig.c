@@ -18,7 +18,8 @@ static const char *src =
     "                      XGPU_LOCAL_ARG(float, scratch), my_type t) {}\n"
     "XGPU_KERNEL void empty(void) {}\n"
     "XGPU_KERNEL void empty2( ) {}\n"
-    "XGPU_KERNEL void vadd_other(int x) {}\n";
+    "XGPU_KERNEL void vadd_other(int x) {}\n"
+    "XGPU_KERNEL XGPU_LAUNCH_BOUNDS(256) void bounded(XGPU_GLOBAL float *x, float a) {}\n";
 
 static void reads_every_kind(void **state) {
     (void)state;
@@ -59,6 +60,8 @@ static void names_match_whole_words_and_skip_comments(void **state) {
     assert_false(sig.known);
     assert_false(xgpu__kernel_sig_parse(src, "helper", &sig));
     assert_false(xgpu__kernel_sig_parse(src, "missing", &sig));
+    assert_true(xgpu__kernel_sig_parse(src, "bounded", &sig));
+    assert_int_equal(sig.count, 2);
 }
 
 static void unterminated_source_is_not_a_signature(void **state) {
