@@ -1,13 +1,18 @@
 #!/bin/sh
 # Installs the Debian packages xgpu needs, skipping those already present.
 # Uses sudo when not root. Usage: scripts/install-deps.sh [--tests]
+# (without --tests: what the main job needs, CLBlast and clpeak included).
 set -eu
 
 pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
       pocl-opencl-icd clinfo"
 if [ "${1:-}" = "--tests" ]; then
-    # The HIP backend's tests load Debian's ROCm runtime and its hiprtc.
-    pkgs="$pkgs libcmocka-dev libcjson-dev libamdhip64-dev rocm-device-libs"
+    # The HIP backend's tests and the compile matrix use Debian's ROCm
+    # runtime, its hiprtc and hipcc.
+    pkgs="$pkgs libcmocka-dev libcjson-dev libamdhip64-dev rocm-device-libs hipcc"
+else
+    # kernelbench compares with CLBlast and clpeak on the same device.
+    pkgs="$pkgs libclblast-dev clpeak"
 fi
 
 missing=""

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job on a new machine: install what is missing, build, list every
-# compute device (and why a backend is unavailable), then run a quick,
-# verified check on each device: vector_add and a timed saxpy.
+# compute device (and why a backend is unavailable), then on each device a
+# quick verified check (vector_add, saxpy) and kernelbench (SGEMM beside
+# CLBlast, the fp32 sum beside clpeak's bandwidth).
 # Usage: scripts/run.sh [build-dir]
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,5 +27,11 @@ paths=$("$build/bin/gpuinfo" | grep -E '^[0-9]' | sed -E 's/.*  //; s/, / /g')
 for path in $paths; do
     "$build/bin/vector_add" "$path" || status=1
     "$build/bin/saxpy" "$path" || status=1
+done
+
+echo
+echo "== kernelbench on every device path (CLBlast's first run compiles its kernels)"
+for path in $paths; do
+    "$build/bin/kernelbench" -d "$path" || status=1
 done
 exit "$status"
