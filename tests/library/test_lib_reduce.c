@@ -39,7 +39,8 @@ static void fill(void *x, xgpu_dtype dt, size_t n, uint32_t seed) {
             ((int32_t *)x)[i] = (int32_t)(r % 2000001) - 1000000;
             break;
         default:
-            ((int64_t *)x)[i] = ((int64_t)r << 20) - ((int64_t)1 << 50);
+            /* Up to 2^40 in magnitude: 16M of them sum without overflow. */
+            ((int64_t *)x)[i] = ((int64_t)r << 8) - ((int64_t)1 << 39);
             break;
         }
     }
