@@ -81,6 +81,29 @@ typedef half xgpu_f16;
 #define XGPU_HAS_FP16 0
 #endif
 
+/* Vector loads of N contiguous elements at p + i into dst[0..N-1]; p + i
+ * must be aligned to the vector (the caller checks). */
+#define xgpu_vload_f32x2(dst, p, i)                                                                \
+    do {                                                                                           \
+        float2 t_ = vload2(0, (p) + (i));                                                          \
+        (dst)[0] = t_.s0;                                                                          \
+        (dst)[1] = t_.s1;                                                                          \
+    } while (0)
+#define xgpu_vload_f32x4(dst, p, i)                                                                \
+    do {                                                                                           \
+        float4 t_ = vload4(0, (p) + (i));                                                          \
+        (dst)[0] = t_.s0;                                                                          \
+        (dst)[1] = t_.s1;                                                                          \
+        (dst)[2] = t_.s2;                                                                          \
+        (dst)[3] = t_.s3;                                                                          \
+    } while (0)
+#define xgpu_vload_f64x2(dst, p, i)                                                                \
+    do {                                                                                           \
+        double2 t_ = vload2(0, (p) + (i));                                                         \
+        (dst)[0] = t_.s0;                                                                          \
+        (dst)[1] = t_.s1;                                                                          \
+    } while (0)
+
 /* fp16 storage, usable without fp16 arithmetic (vload_half is core). */
 typedef half xgpu_half;
 #define xgpu_half_load(p, i) vload_half((i), (p))
@@ -177,6 +200,28 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 #define xgpu_atomic_add_i32_local(p, v) atomicAdd((int *)(p), (int)(v))
 #define xgpu_atomic_add_f32(p, v) atomicAdd((float *)(p), (float)(v))
 #define xgpu_atomic_add_f32_local(p, v) atomicAdd((float *)(p), (float)(v))
+
+/* Vector loads: see the OpenCL branch. */
+#define xgpu_vload_f32x2(dst, p, i)                                                                \
+    do {                                                                                           \
+        const float2 t_ = *reinterpret_cast<const float2 *>((p) + (i));                            \
+        (dst)[0] = t_.x;                                                                           \
+        (dst)[1] = t_.y;                                                                           \
+    } while (0)
+#define xgpu_vload_f32x4(dst, p, i)                                                                \
+    do {                                                                                           \
+        const float4 t_ = *reinterpret_cast<const float4 *>((p) + (i));                            \
+        (dst)[0] = t_.x;                                                                           \
+        (dst)[1] = t_.y;                                                                           \
+        (dst)[2] = t_.z;                                                                           \
+        (dst)[3] = t_.w;                                                                           \
+    } while (0)
+#define xgpu_vload_f64x2(dst, p, i)                                                                \
+    do {                                                                                           \
+        const double2 t_ = *reinterpret_cast<const double2 *>((p) + (i));                          \
+        (dst)[0] = t_.x;                                                                           \
+        (dst)[1] = t_.y;                                                                           \
+    } while (0)
 
 /* fp16 storage without headers: PTX conversions on CUDA, clang's
  * _Float16 on HIP. */

@@ -436,10 +436,13 @@ typedef struct xgpu_matrix {
  * work-item a work_m x work_n block of it; K advances tile_k at a time.
  * tile_m % work_m == 0, tile_n % work_n == 0, and the group
  * (tile_m/work_m) x (tile_n/work_n) must divide tile_m*tile_k and
- * tile_k*tile_n. */
+ * tile_k*tile_n, vector_width times over. Operands whose leading
+ * dimension, offset and row length are multiples of vector_width are loaded
+ * that many elements at a time. */
 typedef struct xgpu_gemm_params {
     uint32_t tile_m, tile_n, tile_k;
     uint32_t work_m, work_n;
+    uint32_t vector_width; /* 1; 2 or 4 (f32), 2 (f64): elements per load where aligned */
 } xgpu_gemm_params;
 
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
@@ -457,7 +460,8 @@ typedef struct xgpu_gemm_desc {
 
 XGPU_API xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *desc, xgpu_event **event);
 /* The parameters xgpu_gemm picks for this device and dtype (the variable
- * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n" overrides them). */
+ * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]"
+ * overrides them). */
 XGPU_API xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                               xgpu_gemm_params *params);
 

@@ -9,16 +9,32 @@
 
 static const char *const func = "xgpu_gemm";
 
+/* Vector loads on pocl: measured below in the defaults' comment. */
+#define CPU_VW 1
+
 /* Defaults per device class, measured rather than guessed: on pocl (2
  * cores, AVX-512) 128x128x16 tiles with 32x8 per work-item ran 2.4x faster
  * than 64x64x16 with 4x4; GPUs want 256 work-items with 8x8 (fp32) or 4x4
  * (fp64) each. */
-static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8};
-static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8};
-static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8};
-static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4};
+static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8, CPU_VW};
+static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8, 1};
+static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4};
+static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2};
 /* For devices whose groups or local memory are too small for the above. */
-static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4};
+static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1};
+
+/* The vector width the kernel is built with: f16 loads stay scalar, f64
+ * vectors hold two. */
+static uint32_t vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p) {
+    uint32_t vw = p->vector_width ? p->vector_width : 1;
+    if (dtype == XGPU_F16) {
+        return 1;
+    }
+    if (dtype == XGPU_F64 && vw > 2) {
+        return 2;
+    }
+    return vw;
+}
 
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max) {
     const xgpu_gemm_params *sets[2] = {cpu ? (dtype == XGPU_F64 ? &cpu_params_f64 : &cpu_params)
@@ -32,9 +48,9 @@ size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, 
 }
 
 void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size) {
-    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u",
+    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u -DVW=%u",
              dtype == XGPU_F64 ? "F64" : (dtype == XGPU_F16 ? "F16" : "F32"), p->tile_m, p->tile_n,
-             p->tile_k, p->work_m, p->work_n);
+             p->tile_k, p->work_m, p->work_n, vector_width(dtype, p));
 }
 
 static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
@@ -46,12 +62,20 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
                            "item, none zero",
                            func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
     }
-    uint64_t threads = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
-    if ((uint64_t)p->tile_m * p->tile_k % threads || (uint64_t)p->tile_k * p->tile_n % threads) {
+    uint32_t vw = p->vector_width ? p->vector_width : 1;
+    if (vw != 1 && vw != 2 && vw != 4) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: params %u,%u,%u,%u,%u: the group of %llu work-items must divide "
-                           "both tiles (%u and %u elements)",
-                           func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                           "%s: vector_width %u is not 1, 2 or 4", func, vw);
+    }
+    uint64_t threads = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
+    if ((uint64_t)p->tile_m * p->tile_k % (threads * vw) ||
+        (uint64_t)p->tile_k * p->tile_n % (threads * vw) || p->tile_m % vw || p->tile_n % vw ||
+        p->tile_k % vw) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: params %u,%u,%u,%u,%u,%u: the group of %llu work-items times "
+                           "the vector width must divide both tiles (%u and %u elements), and "
+                           "the tiles' sides the vector width",
+                           func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw,
                            (unsigned long long)threads, p->tile_m * p->tile_k,
                            p->tile_k * p->tile_n);
     }
@@ -69,14 +93,14 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
     return XGPU_SUCCESS;
 }
 
-/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n" */
+/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]" */
 static bool env_params(xgpu_gemm_params *p) {
     const char *v = getenv("XGPU_GEMM_PARAMS");
-    unsigned a, b, c, d, e;
-    if (!v || sscanf(v, "%u,%u,%u,%u,%u", &a, &b, &c, &d, &e) != 5) {
+    unsigned a, b, c, d, e, f = 1;
+    if (!v || sscanf(v, "%u,%u,%u,%u,%u,%u", &a, &b, &c, &d, &e, &f) < 5) {
         return false;
     }
-    *p = (xgpu_gemm_params){a, b, c, d, e};
+    *p = (xgpu_gemm_params){a, b, c, d, e, f};
     return true;
 }
 
@@ -210,6 +234,13 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     if (st) {
         return st;
     }
+    /* Vector loads need the operand's rows (in the load direction) to start
+     * on vector boundaries: offset, leading dimension and length. */
+    uint32_t vw = vector_width(d->dtype, &p);
+    bool vec_a =
+        vw > 1 && K > 0 && A->offset % vw == 0 && A->ld % vw == 0 && (ta ? M : K) % vw == 0;
+    bool vec_b =
+        vw > 1 && K > 0 && B->offset % vw == 0 && B->ld % vw == 0 && (tb ? K : N) % vw == 0;
     bool f64 = d->dtype == XGPU_F64;
     xgpu_arg alpha = f64 ? xgpu_arg_f64(d->alpha) : xgpu_arg_f32((float)d->alpha);
     xgpu_arg beta = f64 ? xgpu_arg_f64(d->beta) : xgpu_arg_f32((float)d->beta);
@@ -230,7 +261,9 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
                        xgpu_arg_u32((uint32_t)d->c.offset),
                        xgpu_arg_u32((uint32_t)d->c.ld),
                        xgpu_arg_u32(ta),
-                       xgpu_arg_u32(tb)};
+                       xgpu_arg_u32(tb),
+                       xgpu_arg_u32(vec_a),
+                       xgpu_arg_u32(vec_b)};
     xgpu_range range = {2,
                         {(N + p.tile_n - 1) / p.tile_n, (M + p.tile_m - 1) / p.tile_m, 1},
                         {p.tile_n / p.work_n, p.tile_m / p.work_m, 1}};

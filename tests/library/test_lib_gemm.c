@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Parameters for run_problem, NULL for the device's default. */
+static const xgpu_gemm_params *test_params;
+
 typedef struct problem {
     xgpu_dtype dtype;
     xgpu_layout layout;
@@ -127,7 +130,7 @@ static void run_problem(const problem *p) {
                         {da, p->offset, lda},
                         {db, p->offset, ldb},
                         {dc, p->offset, ldc},
-                        NULL};
+                        test_params};
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
     XT_OK(xgpu_buffer_read(xt.queue, dc, 0, out, nc * elem, true, NULL));
 
@@ -251,10 +254,29 @@ static void f64_and_f16(void **state) {
     all_layouts_and_transposes(XGPU_F16, 129, 130, 64, 0, 0);
 }
 
+/* Vector loads: on for operands aligned to the width (multiples of 4
+ * everywhere), off for the others; both must give the same answers. */
+static void vector_loads(void **state) {
+    (void)state;
+    static const xgpu_gemm_params f32x4 = {64, 64, 16, 8, 4, 4};
+    static const xgpu_gemm_params f64x2 = {64, 64, 16, 4, 4, 2};
+    test_params = &f32x4;
+    all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 0, 0); /* vector loads */
+    all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 4, 8); /* aligned padding, offsets */
+    all_layouts_and_transposes(XGPU_F32, 33, 67, 35, 1, 3);  /* scalar fallback */
+    all_layouts_and_transposes(XGPU_F32, 64, 64, 64, 0, 1);  /* misaligned offset */
+    if (xt.info.fp64) {
+        test_params = &f64x2;
+        all_layouts_and_transposes(XGPU_F64, 66, 34, 130, 2, 4);
+        all_layouts_and_transposes(XGPU_F64, 33, 7, 65, 1, 1);
+    }
+    test_params = NULL;
+}
+
 static void user_params_and_k_zero(void **state) {
     (void)state;
     /* Explicit parameters, small tiles: the same answers. */
-    xgpu_gemm_params params = {32, 32, 8, 4, 4};
+    xgpu_gemm_params params = {32, 32, 8, 4, 4, 1};
     const size_t n = 70;
     float *h = malloc(n * n * sizeof *h), *out = malloc(n * n * sizeof *out);
     assert_true(h && out);
@@ -303,12 +325,15 @@ static void bad_arguments_are_refused(void **state) {
     d.c = (xgpu_matrix){a, 0, 16};
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "overlaps");
     d.c = (xgpu_matrix){c, 0, 16};
-    xgpu_gemm_params bad = {128, 128, 16, 3, 8};
+    xgpu_gemm_params bad = {128, 128, 16, 3, 8, 1};
     d.params = &bad;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "multiples");
-    xgpu_gemm_params huge = {1024, 1024, 64, 8, 8}; /* 16384 work-items */
+    xgpu_gemm_params huge = {1024, 1024, 64, 8, 8, 1}; /* 16384 work-items */
     d.params = &huge;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "work-items");
+    xgpu_gemm_params odd_vector = {64, 64, 16, 8, 4, 3};
+    d.params = &odd_vector;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "vector_width 3");
     d.params = NULL;
     d.b.buffer = NULL;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "matrix b is NULL");
@@ -325,6 +350,7 @@ int main(void) {
         cmocka_unit_test(large_sizes_every_layout),
         cmocka_unit_test(tall_skinny),
         cmocka_unit_test(f64_and_f16),
+        cmocka_unit_test(vector_loads),
         cmocka_unit_test(user_params_and_k_zero),
         cmocka_unit_test(bad_arguments_are_refused),
     };
