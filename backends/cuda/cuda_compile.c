@@ -3,8 +3,8 @@
  * otherwise (the driver JIT-compiles PTX for newer GPUs). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "cuda_internal.h"
+#include "backend_util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,29 +33,6 @@ bool cu__choose_target(int sm, const int *archs, int arch_count, int *target, bo
     *target = best;
     *ptx = true;
     return true;
-}
-
-/* Splits `options` at white space into argv entries (no quoting: defines
- * and flags do not contain spaces). Returns the count, -1 on overflow. */
-static int split_options(char *options, const char **argv, int max) {
-    int n = 0;
-    char *p = options;
-    while (*p) {
-        while (isspace((unsigned char)*p)) {
-            *p++ = '\0';
-        }
-        if (!*p) {
-            break;
-        }
-        if (n == max) {
-            return -1;
-        }
-        argv[n++] = p;
-        while (*p && !isspace((unsigned char)*p)) {
-            p++;
-        }
-    }
-    return n;
 }
 
 static char *program_log(const cu_nvrtc *n, nvrtcProgram prog) {
@@ -101,7 +78,7 @@ xgpu_status cu__compile(const cu_nvrtc *n, const char *source, const char *optio
     char *opts = strdup(options ? options : "");
     const char *argv[130];
     argv[0] = arch;
-    int argc = opts ? split_options(opts, argv + 1, 128) : -1;
+    int argc = opts ? xgpu_util_split_options(opts, argv + 1, 128) : -1;
     if (argc < 0) {
         free(opts);
         return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

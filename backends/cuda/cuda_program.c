@@ -1,5 +1,6 @@
 /* CUDA programs (NVRTC + cuModuleLoadData), kernels and launches. */
 #include "cuda_internal.h"
+#include "backend_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,10 +204,7 @@ xgpu_status cu__launch(void *queue, void *kernel, const xgpu_range *range, size_
                                        "launch: malloc failed");
         }
     }
-    /* Local-memory arguments share the launch's dynamic shared memory; each
-     * gets a 16-byte aligned offset, which XGPU_LOCAL_BIND turns back into
-     * a pointer inside the kernel. */
-    size_t shared = 0;
+    size_t shared = xgpu_util_local_layout(args, arg_count, offsets);
     for (size_t i = 0; i < arg_count; i++) {
         switch (args[i].kind) {
         case XGPU_ARG_BUFFER:
@@ -214,9 +212,6 @@ xgpu_status cu__launch(void *queue, void *kernel, const xgpu_range *range, size_
             params[i] = &ptrs[i];
             break;
         case XGPU_ARG_LOCAL:
-            shared = (shared + 15) & ~(size_t)15;
-            offsets[i] = (unsigned int)shared;
-            shared += args[i].size;
             params[i] = &offsets[i];
             break;
         default:

@@ -4,8 +4,8 @@
  * refuses those itself, with a message, before calling hiprtc. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "hip_internal.h"
+#include "backend_util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,27 +54,6 @@ bool hip__arch_supported(int rocm_version, hip_flavor flavor, const char *arch) 
     return false;
 }
 
-static int split_options(char *options, const char **argv, int max) {
-    int n = 0;
-    char *p = options;
-    while (*p) {
-        while (isspace((unsigned char)*p)) {
-            *p++ = '\0';
-        }
-        if (!*p) {
-            break;
-        }
-        if (n == max) {
-            return -1;
-        }
-        argv[n++] = p;
-        while (*p && !isspace((unsigned char)*p)) {
-            p++;
-        }
-    }
-    return n;
-}
-
 static char *program_log(const hip_rtc *rtc, hiprtcProgram prog) {
     size_t size = 0;
     if (rtc->hiprtcGetProgramLogSize(prog, &size) != HIPRTC_SUCCESS || size < 2) {
@@ -116,7 +95,7 @@ xgpu_status hip__compile(const hip_rtc *rtc, const char *source, const char *opt
     char *opts = strdup(options ? options : "");
     const char *argv[130];
     argv[0] = arch_opt;
-    int argc = opts ? split_options(opts, argv + 1, 128) : -1;
+    int argc = opts ? xgpu_util_split_options(opts, argv + 1, 128) : -1;
     if (argc < 0) {
         free(opts);
         return hip__services->error(HIP_BACKEND_NAME, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

@@ -1,5 +1,6 @@
 /* HIP programs (hiprtc + hipModuleLoadData), kernels and launches. */
 #include "hip_internal.h"
+#include "backend_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,9 +140,7 @@ xgpu_status hip__launch(void *queue, void *kernel, const xgpu_range *range, size
                                         "launch: malloc failed");
         }
     }
-    /* Local-memory arguments share the launch's dynamic LDS; each gets a
-     * 16-byte aligned offset that XGPU_LOCAL_BIND turns into a pointer. */
-    size_t shared = 0;
+    size_t shared = xgpu_util_local_layout(args, arg_count, offsets);
     for (size_t i = 0; i < arg_count; i++) {
         switch (args[i].kind) {
         case XGPU_ARG_BUFFER:
@@ -149,9 +148,6 @@ xgpu_status hip__launch(void *queue, void *kernel, const xgpu_range *range, size
             params[i] = &ptrs[i];
             break;
         case XGPU_ARG_LOCAL:
-            shared = (shared + 15) & ~(size_t)15;
-            offsets[i] = (unsigned int)shared;
-            shared += args[i].size;
             params[i] = &offsets[i];
             break;
         default:

@@ -5,6 +5,7 @@
  * NVRTC is not installed. */
 #include "cuda_internal.h"
 #include "internal.h"
+#include "dialect_kernels.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,42 +18,6 @@
 #include <cmocka.h>
 
 static cu_nvrtc nvrtc;
-
-static const char *kernels =
-    "XGPU_KERNEL void vector_add(XGPU_GLOBAL const float *a, XGPU_GLOBAL const float *b,\n"
-    "                            XGPU_GLOBAL float *c, xgpu_u32 n) {\n"
-    "    xgpu_u32 i = xgpu_global_id(0);\n"
-    "    if (i < n) c[i] = a[i] + b[i] * SCALE;\n"
-    "}\n"
-    "XGPU_KERNEL void group_sum(XGPU_GLOBAL const xgpu_i32 *in, XGPU_GLOBAL xgpu_i32 *out,\n"
-    "                           XGPU_LOCAL_ARG(xgpu_i32, scratch), xgpu_u32 n) {\n"
-    "    XGPU_LOCAL_BIND(xgpu_i32, scratch);\n"
-    "    xgpu_u32 lid = xgpu_local_id(0), gid = xgpu_global_id(0), ls = xgpu_local_size(0);\n"
-    "    scratch[lid] = gid < n ? in[gid] : 0;\n"
-    "    xgpu_barrier();\n"
-    "    for (xgpu_u32 s = 1; s < ls; s *= 2) {\n"
-    "        if (lid % (2 * s) == 0 && lid + s < ls) scratch[lid] += scratch[lid + s];\n"
-    "        xgpu_barrier();\n"
-    "    }\n"
-    "    if (lid == 0) out[xgpu_group_id(0)] = scratch[0];\n"
-    "}\n"
-    "XGPU_KERNEL void atomics(XGPU_GLOBAL xgpu_i32 *bins, XGPU_GLOBAL float *sum,\n"
-    "                         XGPU_GLOBAL const float *x) {\n"
-    "    XGPU_LOCAL float local_sum;\n"
-    "    if (xgpu_local_id(0) == 0) local_sum = 0.0f;\n"
-    "    xgpu_barrier();\n"
-    "    xgpu_atomic_add_i32(&bins[xgpu_global_id(0) % 7], 1);\n"
-    "    xgpu_atomic_max_i32(&bins[7], (xgpu_i32)xgpu_global_id(0));\n"
-    "    xgpu_atomic_add_f32_local(&local_sum, x[xgpu_global_id(0)]);\n"
-    "    xgpu_barrier();\n"
-    "    if (xgpu_local_id(0) == 0) xgpu_atomic_add_f32(sum, local_sum);\n"
-    "}\n"
-    "#if XGPU_HAS_SUBGROUPS && XGPU_HAS_FP64\n"
-    "XGPU_KERNEL void warp_sum(XGPU_GLOBAL const float *x, XGPU_GLOBAL double *out) {\n"
-    "    float v = xgpu_subgroup_reduce_add_f32(x[xgpu_global_id(0)]);\n"
-    "    if (xgpu_subgroup_local_id() == 0) out[xgpu_global_id(0) / xgpu_subgroup_size()] = v;\n"
-    "}\n"
-    "#endif\n";
 
 static int setup(void **state) {
     (void)state;
@@ -77,7 +42,7 @@ static void cubin_for_sm_75_80_90(void **state) {
     static const int sms[] = {75, 80, 90};
     for (size_t i = 0; i < sizeof sms / sizeof sms[0]; i++) {
         cu_binary bin;
-        compile_one(kernels, "-DSCALE=3.0f", sms[i], &bin);
+        compile_one(dialect_test_kernels, "-DSCALE=3.0f", sms[i], &bin);
         assert_false(bin.ptx);
         assert_int_equal(bin.target, sms[i]);
         assert_true(bin.size > 64);
@@ -93,7 +58,7 @@ static void ptx_for_a_device_newer_than_nvrtc(void **state) {
     assert_true(nvrtc.arch_count > 0);
     int newest = nvrtc.archs[nvrtc.arch_count - 1];
     cu_binary bin;
-    compile_one(kernels, "-DSCALE=1.0f", newest + 1, &bin);
+    compile_one(dialect_test_kernels, "-DSCALE=1.0f", newest + 1, &bin);
     assert_true(bin.ptx);
     assert_int_equal(bin.target, newest);
     char target[32];
@@ -107,7 +72,7 @@ static void ptx_for_a_device_newer_than_nvrtc(void **state) {
 static void device_older_than_nvrtc_supports(void **state) {
     (void)state;
     int oldest = nvrtc.archs[0];
-    char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, kernels);
+    char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, dialect_test_kernels);
     cu_binary bin;
     char *log = NULL;
     assert_int_equal(cu__compile(&nvrtc, full, "-DSCALE=1.0f", oldest - 5, &bin, &log),
@@ -137,9 +102,10 @@ static void compile_error_names_the_line(void **state) {
     }
     free(log);
     free(full);
-    assert_int_equal(cu__compile(&nvrtc, full = xgpu__compose_source(XGPU_DIALECT_CUDA, kernels),
-                                 "--no-such-option", 80, &bin, &log),
-                     XGPU_ERROR_BUILD_FAILED);
+    assert_int_equal(
+        cu__compile(&nvrtc, full = xgpu__compose_source(XGPU_DIALECT_CUDA, dialect_test_kernels),
+                    "--no-such-option", 80, &bin, &log),
+        XGPU_ERROR_BUILD_FAILED);
     free(log);
     free(full);
 }

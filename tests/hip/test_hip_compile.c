@@ -5,6 +5,7 @@
  * process survives. Skips (exit 77) without a HIP runtime. */
 #include "hip_internal.h"
 #include "internal.h"
+#include "dialect_kernels.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,44 +20,8 @@
 static hip_runtime rt;
 static hip_rtc rtc;
 
-static const char *kernels =
-    "XGPU_KERNEL void vector_add(XGPU_GLOBAL const float *a, XGPU_GLOBAL const float *b,\n"
-    "                            XGPU_GLOBAL float *c, xgpu_u32 n) {\n"
-    "    xgpu_u32 i = xgpu_global_id(0);\n"
-    "    if (i < n) c[i] = a[i] + b[i] * SCALE;\n"
-    "}\n"
-    "XGPU_KERNEL void group_sum(XGPU_GLOBAL const xgpu_i32 *in, XGPU_GLOBAL xgpu_i32 *out,\n"
-    "                           XGPU_LOCAL_ARG(xgpu_i32, scratch), xgpu_u32 n) {\n"
-    "    XGPU_LOCAL_BIND(xgpu_i32, scratch);\n"
-    "    xgpu_u32 lid = xgpu_local_id(0), gid = xgpu_global_id(0), ls = xgpu_local_size(0);\n"
-    "    scratch[lid] = gid < n ? in[gid] : 0;\n"
-    "    xgpu_barrier();\n"
-    "    for (xgpu_u32 s = 1; s < ls; s *= 2) {\n"
-    "        if (lid % (2 * s) == 0 && lid + s < ls) scratch[lid] += scratch[lid + s];\n"
-    "        xgpu_barrier();\n"
-    "    }\n"
-    "    if (lid == 0) out[xgpu_group_id(0)] = scratch[0];\n"
-    "}\n"
-    "XGPU_KERNEL void atomics(XGPU_GLOBAL xgpu_i32 *bins, XGPU_GLOBAL float *sum,\n"
-    "                         XGPU_GLOBAL const float *x) {\n"
-    "    XGPU_LOCAL float local_sum;\n"
-    "    if (xgpu_local_id(0) == 0) local_sum = 0.0f;\n"
-    "    xgpu_barrier();\n"
-    "    xgpu_atomic_add_i32(&bins[xgpu_global_id(0) % 7], 1);\n"
-    "    xgpu_atomic_max_i32(&bins[7], (xgpu_i32)xgpu_global_id(0));\n"
-    "    xgpu_atomic_add_f32_local(&local_sum, x[xgpu_global_id(0)]);\n"
-    "    xgpu_barrier();\n"
-    "    if (xgpu_local_id(0) == 0) xgpu_atomic_add_f32(sum, local_sum);\n"
-    "}\n"
-    "#if XGPU_HAS_SUBGROUPS && XGPU_HAS_FP64\n"
-    "XGPU_KERNEL void wave_sum(XGPU_GLOBAL const float *x, XGPU_GLOBAL double *out) {\n"
-    "    float v = xgpu_subgroup_reduce_add_f32(x[xgpu_global_id(0)]);\n"
-    "    if (xgpu_subgroup_local_id() == 0) out[xgpu_global_id(0) / xgpu_subgroup_size()] = v;\n"
-    "}\n"
-    "#endif\n";
-
 static void compile_for(const char *arch) {
-    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, kernels);
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, dialect_test_kernels);
     assert_non_null(full);
     char *code = NULL, *log = NULL;
     size_t size = 0;
@@ -85,7 +50,7 @@ static void unsupported_arch_is_refused_not_a_crash(void **state) {
     if (rt.version >= 50300000) {
         skip(); /* gfx940 is supported from ROCm 5.3 on */
     }
-    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, kernels);
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, dialect_test_kernels);
     char *code = NULL, *log = NULL;
     size_t size = 0;
     assert_int_equal(hip__compile(&rtc, full, NULL, "gfx940", &code, &size, &log),
