@@ -1,7 +1,9 @@
 #!/bin/bash
 # Builds xgpu, then runs on one device (default cuda:0): gpuinfo, the whole
-# conformance suite, the CUDA compile-path test, vector_add and a timed
-# saxpy; prints a short table. Meant for a machine with an NVIDIA GPU and
+# conformance suite and the library's correctness tests, the CUDA
+# compile-path test, vector_add, a timed saxpy and kernelbench (SGEMM
+# beside cuBLAS on the same buffers); prints a short table and the
+# kernelbench lines. Meant for a machine with an NVIDIA GPU and
 # no package access: CMocka may come as a copy in .gpucheck/cmocka (see
 # scripts/gpu-check-prepare.sh). Writes the full log to $OUT or build-gpu/.
 # Usage: scripts/gpu-check.sh [selector]
@@ -56,11 +58,16 @@ check gpuinfo "$build/bin/gpuinfo"
 for t in buffers launch events threads bad_input; do
     check "conformance.$t" "$build/bin/test_$t"
 done
+for t in gemm reduce stream; do
+    check "library.$t" "$build/bin/test_lib_$t"
+done
 if [ -x "$build/bin/test_cuda_compile" ]; then
     check cuda.compile.nvrtc "$build/bin/test_cuda_compile"
 fi
 check vector_add "$build/bin/vector_add" "$sel"
 check saxpy "$build/bin/saxpy" "$sel" 16777216
+# SGEMM 4096^3 beside cuBLAS/rocBLAS on the same buffers, the fp32 sum.
+check kernelbench "$build/bin/kernelbench" -d "$sel" --gemm-sizes 2048,4096 --reduce-mib 1024
 
 echo
 echo "xgpu gpu-check on $sel"
@@ -69,5 +76,7 @@ printf '%-24s %-5s %8s  %s\n' check result time detail
 for r in "${rows[@]}"; do
     echo "$r"
 done
+echo
+grep -E "^(sgemm|sum) " "$log" || true
 echo "full log: $log"
 exit $failed

@@ -139,6 +139,16 @@ xgpu_status cu__buffer_create(void *context, size_t size, void **buffer) {
     return XGPU_SUCCESS;
 }
 
+xgpu_status cu__buffer_native(void *buffer, void **native) {
+    *native = (void *)(uintptr_t)((cu_buffer *)buffer)->ptr; /* CUdeviceptr */
+    return XGPU_SUCCESS;
+}
+
+xgpu_status cu__queue_native(void *queue, void **native) {
+    *native = ((cu_queue *)queue)->stream;
+    return XGPU_SUCCESS;
+}
+
 void cu__buffer_release(void *buffer) {
     cu_buffer *b = buffer;
     if (cu__make_current(b->ctx) == XGPU_SUCCESS) {

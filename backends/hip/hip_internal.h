@@ -79,6 +79,8 @@ void hip__queue_release(void *queue);
 xgpu_status hip__queue_finish(void *queue);
 xgpu_status hip__buffer_create(void *context, size_t size, void **buffer);
 void hip__buffer_release(void *buffer);
+xgpu_status hip__buffer_native(void *buffer, void **native);
+xgpu_status hip__queue_native(void *queue, void **native);
 xgpu_status hip__buffer_write(void *queue, void *buffer, size_t offset, const void *src,
                               size_t size, bool blocking, void **event);
 xgpu_status hip__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,

@@ -136,6 +136,16 @@ xgpu_status hip__buffer_create(void *context, size_t size, void **buffer) {
     return XGPU_SUCCESS;
 }
 
+xgpu_status hip__buffer_native(void *buffer, void **native) {
+    *native = ((hip_buffer *)buffer)->ptr;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status hip__queue_native(void *queue, void **native) {
+    *native = ((hip_queue *)queue)->stream;
+    return XGPU_SUCCESS;
+}
+
 void hip__buffer_release(void *buffer) {
     hip_buffer *b = buffer;
     if (hip__make_current(b->ctx) == XGPU_SUCCESS) {

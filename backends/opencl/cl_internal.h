@@ -48,6 +48,8 @@ void cl__queue_release(void *queue);
 xgpu_status cl__queue_finish(void *queue);
 xgpu_status cl__buffer_create(void *context, size_t size, void **buffer);
 void cl__buffer_release(void *buffer);
+xgpu_status cl__buffer_native(void *buffer, void **native);
+xgpu_status cl__queue_native(void *queue, void **native);
 xgpu_status cl__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
                              bool blocking, void **event);
 xgpu_status cl__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,

@@ -78,6 +78,16 @@ void cl__buffer_release(void *buffer) {
     clReleaseMemObject(buffer);
 }
 
+xgpu_status cl__buffer_native(void *buffer, void **native) {
+    *native = buffer; /* the cl_mem itself */
+    return XGPU_SUCCESS;
+}
+
+xgpu_status cl__queue_native(void *queue, void **native) {
+    *native = queue; /* the cl_command_queue itself */
+    return XGPU_SUCCESS;
+}
+
 xgpu_status cl__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
                              bool blocking, void **event) {
     cl_int err = clEnqueueWriteBuffer(queue, buffer, blocking ? CL_TRUE : CL_FALSE, offset, size,

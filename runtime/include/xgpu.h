@@ -285,6 +285,15 @@ XGPU_API xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, si
                                       size_t size, const void *pattern, size_t pattern_size,
                                       xgpu_event **event);
 
+/* Interoperation with vendor libraries (CLBlast, cuBLAS, rocBLAS...): the
+ * vendor object behind a buffer or a queue, still owned by xgpu and valid
+ * until the xgpu object is released. Buffers: cl_mem (OpenCL), CUdeviceptr
+ * stored in the pointer (CUDA), hipDeviceptr_t (HIP). Queues:
+ * cl_command_queue, CUstream, hipStream_t. Work enqueued on the native
+ * queue is ordered with xgpu's work on that queue. */
+XGPU_API xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native);
+XGPU_API xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native);
+
 /* Pinned (page-locked) host memory for fast transfers. *ptr is usable as
  * ordinary host memory; free it with xgpu_host_free on the same context. */
 XGPU_API xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr);

@@ -164,6 +164,11 @@ typedef struct xgpu_backend_ops {
     xgpu_status (*host_alloc)(void *context, size_t size, void **handle, void **ptr);
     /* Optional; default: free. */
     void (*host_free)(void *context, void *handle);
+    /* Optional; default: XGPU_ERROR_UNSUPPORTED. The vendor object behind a
+     * buffer (cl_mem, CUdeviceptr, hipDeviceptr_t) or a queue
+     * (cl_command_queue, CUstream, hipStream_t), for interoperation. */
+    xgpu_status (*buffer_native)(void *buffer, void **native);
+    xgpu_status (*queue_native)(void *queue, void **native);
 
     /* == Programs and kernels == */
     /* Required. `source` already carries the dialect prelude. On success or

@@ -84,6 +84,33 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     return XGPU_SUCCESS;
 }
 
+static xgpu_status unsupported_native(const char *func, const xgpu_context *ctx) {
+    return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                       "%s: backend %s gives no native handles", func, ctx->device->info.backend);
+}
+
+xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
+    static const char *const func = "xgpu_buffer_native";
+    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
+    if (!native) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
+    }
+    const xgpu_backend_ops *ops = buffer->context->ops;
+    return ops->buffer_native ? ops->buffer_native(buffer->handle, native)
+                              : unsupported_native(func, buffer->context);
+}
+
+xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
+    static const char *const func = "xgpu_queue_native";
+    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    if (!native) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
+    }
+    const xgpu_backend_ops *ops = queue->context->ops;
+    return ops->queue_native ? ops->queue_native(queue->handle, native)
+                             : unsupported_native(func, queue->context);
+}
+
 xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
     XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_size", "buffer");
     if (!size) {

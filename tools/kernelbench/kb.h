@@ -25,9 +25,10 @@ double kb_median(double *v, int n);
 int kb_check_gemm(const float *a, const float *b, const float *c, size_t n, double *max_rel);
 int kb_gemm(kb_env *env, const kb_options *o, size_t n);
 int kb_reduce(kb_env *env, const kb_options *o);
-/* CLBlast on the OpenCL device named like env's; returns 0 when it ran,
- * fills times (seconds) and the result. -1 when unavailable (reason). */
-int kb_clblast_sgemm(const kb_env *env, size_t n, const float *a, const float *b, float *c,
-                     int reps, double *times, char *reason, size_t reason_size);
+/* The vendor BLAS SGEMM (CLBlast, cuBLAS or rocBLAS by backend) on xgpu's
+ * buffers and queue: 0 when it ran (times in seconds, result in c), -1
+ * with a reason when it is not available. *impl names it. */
+int kb_vendor_sgemm(kb_env *env, size_t n, xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, int reps,
+                    double *times, char *impl, size_t impl_size, char *reason, size_t reason_size);
 
 #endif

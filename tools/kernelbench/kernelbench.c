@@ -1,7 +1,8 @@
 /* kernelbench: xgpu's library kernels beside the references on the same
- * device in one run: SGEMM against CLBlast (OpenCL devices, when xgpu was
- * built with CLBlast), the fp32 sum reduction against the global-memory
- * bandwidth clpeak measures (when clpeak is installed). Every result is
+ * device in one run: SGEMM against the vendor BLAS on the same buffers and
+ * queue (CLBlast on OpenCL, cuBLAS on CUDA, rocBLAS on HIP, when present),
+ * the fp32 sum reduction against the global-memory bandwidth clpeak
+ * measures (OpenCL devices, when clpeak is installed). Every result is
  * verified. A stopgap until gpubench; usage: kernelbench [-d SELECTOR]
  * [--reps N] [--gemm-sizes 1024,2048] [--reduce-mib 256] */
 #define _POSIX_C_SOURCE 200809L
@@ -16,9 +17,10 @@ static const char usage[] =
     "usage: kernelbench [-d SELECTOR] [--reps N] [--gemm-sizes N,N,...] [--reduce-mib N]\n"
     "\n"
     "Runs xgpu's SGEMM (n x n x n, row-major) and fp32 sum reduction on one device,\n"
-    "beside CLBlast's SGEMM on the same OpenCL device and clpeak's global-memory\n"
-    "bandwidth, and prints medians of N timed runs (after a warm-up run that also\n"
-    "builds the kernels). Every result is checked against a host reference.\n"
+    "beside the vendor's SGEMM on the same buffers (CLBlast on OpenCL, cuBLAS on\n"
+    "CUDA, rocBLAS on HIP, when installed) and clpeak's global-memory bandwidth,\n"
+    "and prints medians of N timed runs (after a warm-up run that also builds the\n"
+    "kernels). Every result is checked against a host reference.\n"
     "Defaults: -d 0, --reps 5, --gemm-sizes 1024,2048, --reduce-mib 256.\n"
     "Exit status: 0 when every result verified, 1 otherwise, 2 on usage errors.\n";
 
