@@ -5,13 +5,13 @@
 set -eu
 
 pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
-      pocl-opencl-icd clinfo"
+      pocl-opencl-icd clinfo libcjson-dev libopenblas-dev"
 if [ "${1:-}" = "--tests" ]; then
     # The HIP backend's tests and the compile matrix use Debian's ROCm
     # runtime, its hiprtc and hipcc.
-    pkgs="$pkgs libcmocka-dev libcjson-dev libamdhip64-dev rocm-device-libs hipcc"
+    pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc"
 else
-    # kernelbench compares with CLBlast and clpeak on the same device.
+    # gpubench and kernelbench compare with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"
 fi
 

@@ -1,0 +1,233 @@
+/* gpubench end to end: each benchmark's verification catches an injected
+ * wrong result; JSON and CSV parse; report merges two machines into
+ * Markdown and HTML; a truncated file fails cleanly; the local rank picks
+ * the device. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+
+#include <cjson/cJSON.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+static char *run(const char *cmdline, int *status) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s 2>&1", cmdline);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0, got;
+    char *buf = malloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+    }
+    buf[len] = '\0';
+    int st = pclose(p);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return buf;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void verification_catches_injected_errors(void **state) {
+    (void)state;
+    static const char *const benches[] = {"gemm", "reduce", "stream", "transfer", "launch"};
+    for (size_t i = 0; i < 5; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s -b %s --size 1 --reps 3", GPUBENCH, benches[i]);
+        char *out = run(cmd, &status);
+        if (status != 0 || strstr(out, "FAILED")) {
+            fail_msg("%s clean: status %d\n%s", benches[i], status, out);
+        }
+        free(out);
+        snprintf(cmd, sizeof cmd, "XGPU_GPUBENCH_INJECT=%s %s -b %s --size 1 --reps 3", benches[i],
+                 GPUBENCH, benches[i]);
+        out = run(cmd, &status);
+        if (status != 1 || !strstr(out, "FAILED")) {
+            fail_msg("%s with a wrong result: status %d\n%s", benches[i], status, out);
+        }
+        free(out);
+    }
+}
+
+static void json_and_csv_parse(void **state) {
+    (void)state;
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd,
+             "%s -b gemm,launch --size 32 --reps 3 --json gb-test.json --csv gb-test.csv",
+             GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *text = slurp("gb-test.json");
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        fail_msg("gpubench --json is not valid JSON near: %.60s", cJSON_GetErrorPtr());
+    }
+    assert_string_equal(cJSON_GetObjectItem(root, "schema")->valuestring, "xgpu.gpubench/1");
+    cJSON *info = cJSON_GetObjectItem(root, "gpuinfo");
+    assert_string_equal(cJSON_GetObjectItem(info, "schema")->valuestring, "xgpu.gpuinfo/1");
+    assert_true(cJSON_IsArray(cJSON_GetObjectItem(root, "command_line")));
+    cJSON *results = cJSON_GetObjectItem(root, "results");
+    int n = cJSON_GetArraySize(results);
+    assert_true(n >= 4);
+    cJSON *r;
+    cJSON_ArrayForEach(r, results) {
+        static const char *const keys[] = {
+            "bench", "impl",  "device",   "backend",  "dtype",    "shape",      "median_s",
+            "min_s", "max_s", "stddev_s", "pct_peak", "verified", "max_rel_err"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            if (!cJSON_GetObjectItem(r, keys[k])) {
+                fail_msg("result lacks %s", keys[k]);
+            }
+        }
+        assert_true(cJSON_GetObjectItem(r, "gflops") || cJSON_GetObjectItem(r, "gbs") ||
+                    cJSON_GetObjectItem(r, "us"));
+    }
+    cJSON_Delete(root);
+    free(text);
+    char *csv = slurp("gb-test.csv");
+    assert_non_null(csv);
+    int lines = 0;
+    for (char *p = csv; *p; p++) {
+        lines += *p == '\n';
+    }
+    assert_int_equal(lines, n + 1); /* header + one row per result */
+    assert_true(strncmp(csv, "host,bench,impl,device", 22) == 0);
+    free(csv);
+}
+
+static void report_merges_two_machines(void **state) {
+    (void)state;
+    char cmd[1024];
+    int status = 0;
+    for (int m = 0; m < 2; m++) {
+        snprintf(cmd, sizeof cmd,
+                 "XGPU_GPUBENCH_HOST=%s %s -b gemm,stream --size %d --reps 3 --json gb-%s.json",
+                 m ? "machine-beta" : "machine-alpha", GPUBENCH, m ? 64 : 32, m ? "beta" : "alpha");
+        free(run(cmd, &status));
+        assert_int_equal(status, 0);
+    }
+    snprintf(cmd, sizeof cmd, "%s report -o gb-report gb-alpha.json gb-beta.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *md = slurp("gb-report.md"), *html = slurp("gb-report.html");
+    assert_non_null(md);
+    assert_non_null(html);
+    assert_non_null(strstr(md, "machine-alpha"));
+    assert_non_null(strstr(md, "machine-beta"));
+    assert_non_null(strstr(html, "machine-alpha"));
+    assert_non_null(strstr(html, "machine-beta"));
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "<polyline"));
+    free(md);
+    free(html);
+}
+
+static void report_refuses_bad_files(void **state) {
+    (void)state;
+    char *text = slurp("gb-alpha.json");
+    assert_non_null(text);
+    FILE *f = fopen("gb-truncated.json", "w");
+    fwrite(text, 1, strlen(text) / 2, f);
+    fclose(f);
+    free(text);
+    f = fopen("gb-foreign.json", "w");
+    fputs("{\"schema\": \"something/else\", \"results\": []}\n", f);
+    fclose(f);
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s report gb-alpha.json gb-truncated.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "gb-truncated.json: not valid JSON"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s report gb-foreign.json", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "gb-foreign.json: not a gpubench result file"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s report no-such-file.json", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "no-such-file.json: cannot read"));
+    free(out);
+}
+
+static void local_rank_from_each_launcher(void **state) {
+    (void)state;
+    static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID", "LOCAL_RANK"};
+    for (size_t i = 0; i < 4; i++) {
+        unsetenv(vars[i]);
+    }
+    assert_int_equal(gb_local_rank(NULL), -1);
+    for (size_t i = 0; i < 4; i++) {
+        setenv(vars[i], "3", 1);
+        const char *which = NULL;
+        assert_int_equal(gb_local_rank(&which), 3);
+        assert_string_equal(which, vars[i]);
+        unsetenv(vars[i]);
+    }
+    setenv("LOCAL_RANK", "x1", 1);
+    assert_int_equal(gb_local_rank(NULL), -1);
+    setenv("SLURM_LOCALID", "2", 1); /* Slurm's wins over a generic one */
+    setenv("LOCAL_RANK", "5", 1);
+    assert_int_equal(gb_local_rank(NULL), 2);
+    unsetenv("SLURM_LOCALID");
+    unsetenv("LOCAL_RANK");
+}
+
+static void rank_picks_the_device_and_the_file(void **state) {
+    (void)state;
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "XGPU_GPUBENCH_HOST=node7 SLURM_LOCALID=0 %s -b launch --reps 3",
+             GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "SLURM_LOCALID=0: device 0"));
+    free(out);
+    char *json = slurp("gpubench-node7-0.json");
+    assert_non_null(json);
+    free(json);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(verification_catches_injected_errors),
+        cmocka_unit_test(json_and_csv_parse),
+        cmocka_unit_test(report_merges_two_machines),
+        cmocka_unit_test(report_refuses_bad_files),
+        cmocka_unit_test(local_rank_from_each_launcher),
+        cmocka_unit_test(rank_picks_the_device_and_the_file),
+    };
+    return cmocka_run_group_tests_name("gpubench", tests, NULL, NULL);
+}

@@ -1,0 +1,413 @@
+/* Memory-bound benchmarks: reductions, the stream kernels, host<->device
+ * transfers, and kernel launch latency. Every result is verified. */
+#include "gpubench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1024.0 * 1024.0)
+
+static bool fits(const gb_env *env, double bytes) {
+    return !env->info.max_alloc_bytes || bytes <= (double)env->info.max_alloc_bytes;
+}
+
+static void shape_mib(char *out, size_t size, const char *what, double bytes) {
+    if (bytes >= MIB) {
+        snprintf(out, size, "%s%s%.0f MiB", what, *what ? " " : "", bytes / MIB);
+    } else {
+        snprintf(out, size, "%s%s%.0f KiB", what, *what ? " " : "", bytes / 1024.0);
+    }
+}
+
+static void set_bandwidth(gb_env *env, gb_result *r, double bytes) {
+    r->unit = "GB/s";
+    r->rate = bytes / r->t.median * 1e-9;
+    if (env->peak_gbs > 0) {
+        r->pct_peak = 100.0 * r->rate / env->peak_gbs;
+    }
+}
+
+/* ---- reduce ---- */
+typedef struct reduce_case {
+    xgpu_dtype dtype;
+    xgpu_buffer *in, *out;
+    size_t n;
+} reduce_case;
+
+static int run_reduce(gb_env *env, void *arg) {
+    reduce_case *c = arg;
+    return xgpu_reduce(env->queue, XGPU_REDUCE_SUM, c->dtype, c->in, 0, c->n, c->out, 0, NULL) ==
+                   XGPU_SUCCESS
+               ? 0
+               : -1;
+}
+
+void gb_bench_reduce(gb_env *env) {
+    static const double quick[] = {1, 64}, full[] = {1, 4, 16, 64, 256, 1024};
+    const double *mib = env->opt->full ? full : quick;
+    size_t count = env->opt->full ? 6 : 2;
+    double one = (double)env->opt->size;
+    if (env->opt->size) {
+        mib = &one;
+        count = 1;
+    }
+    static const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32};
+    for (size_t t = 0; t < 3; t++) {
+        if (types[t] == XGPU_F64 && !env->info.fp64) {
+            continue;
+        }
+        for (size_t s = 0; s < count; s++) {
+            double bytes = mib[s] * MIB;
+            if (!fits(env, bytes)) {
+                continue;
+            }
+            size_t elem = xgpu_dtype_size(types[t]), n = (size_t)bytes / elem;
+            reduce_case c = {types[t], NULL, NULL, n};
+            unsigned char *h = malloc(n * elem);
+            if (!h || xgpu_buffer_create(env->ctx, n * elem, &c.in) ||
+                xgpu_buffer_create(env->ctx, 8, &c.out)) {
+                free(h);
+                xgpu_buffer_release(c.in);
+                continue;
+            }
+            uint32_t seed = 5;
+            double ref = 0, comp = 0, sum_abs = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t r = gb_rand(&seed);
+                double v;
+                if (types[t] == XGPU_I32) {
+                    int32_t x = (int32_t)(r % 2001) - 1000;
+                    memcpy(h + i * elem, &x, 4);
+                    v = x;
+                } else {
+                    v = (double)(r >> 8) / (1 << 24);
+                    if (types[t] == XGPU_F32) {
+                        float f = (float)v;
+                        memcpy(h + i * elem, &f, 4);
+                        v = f;
+                    } else {
+                        memcpy(h + i * elem, &v, 8);
+                    }
+                }
+                double y = v - comp, u = ref + y;
+                comp = (u - ref) - y;
+                ref = u;
+                sum_abs += fabs(v);
+            }
+            xgpu_buffer_write(env->queue, c.in, 0, h, n * elem, true, NULL);
+            char shape[64], what[96];
+            shape_mib(shape, sizeof shape, "", bytes);
+            snprintf(what, sizeof what, "reduce %s %s", xgpu_dtype_name(types[t]), shape);
+            gb_progress(env, what);
+            gb_result *r = gb_add(env, "reduce", "xgpu", xgpu_dtype_name(types[t]), shape, bytes);
+            if (r && gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) == 0) {
+                unsigned char res[8] = {0};
+                xgpu_buffer_read(env->queue, c.out, 0, res, 8, true, NULL);
+                double got;
+                if (types[t] == XGPU_I32) {
+                    int64_t g;
+                    memcpy(&g, res, 8);
+                    got = (double)g;
+                } else if (types[t] == XGPU_F32) {
+                    float g;
+                    memcpy(&g, res, 4);
+                    got = g;
+                } else {
+                    memcpy(&got, res, 8);
+                }
+                if (gb_inject("reduce")) {
+                    got += 1.0 + fabs(got) * 0.01;
+                }
+                double eps = types[t] == XGPU_F32 ? 0x1p-24 : 0x1p-53;
+                double tol = types[t] == XGPU_I32 ? 0 : (log2((double)n) + 4) * eps * sum_abs;
+                r->max_rel_err = fabs(got - ref) / (fabs(ref) > 0 ? fabs(ref) : 1);
+                r->verified = fabs(got - ref) <= tol;
+                set_bandwidth(env, r, bytes);
+            }
+            free(h);
+            xgpu_buffer_release(c.in);
+            xgpu_buffer_release(c.out);
+        }
+    }
+}
+
+/* ---- stream ---- */
+typedef struct stream_case {
+    xgpu_stream_op op;
+    xgpu_buffer *a, *b, *c, *out;
+    size_t n;
+} stream_case;
+
+static int run_stream(gb_env *env, void *arg) {
+    stream_case *s = arg;
+    return xgpu_stream(env->queue, s->op, XGPU_F32, s->a, s->b, s->c, 0.4, s->n, s->out, NULL) ==
+                   XGPU_SUCCESS
+               ? 0
+               : -1;
+}
+
+void gb_bench_stream(gb_env *env) {
+    size_t n = env->opt->size ? (size_t)(env->opt->size * MIB / 4)
+                              : (env->opt->full ? (size_t)1 << 26 : (size_t)1 << 24);
+    double bytes = (double)n * 4;
+    if (!fits(env, bytes)) {
+        return;
+    }
+    stream_case s = {XGPU_STREAM_COPY, NULL, NULL, NULL, NULL, n};
+    float *ha = malloc(n * 4), *hb = malloc(n * 4), *hc = malloc(n * 4), *res = malloc(n * 4);
+    if (!ha || !hb || !hc || !res || xgpu_buffer_create(env->ctx, n * 4, &s.a) ||
+        xgpu_buffer_create(env->ctx, n * 4, &s.b) || xgpu_buffer_create(env->ctx, n * 4, &s.c) ||
+        xgpu_buffer_create(env->ctx, 8, &s.out)) {
+        goto done;
+    }
+    uint32_t seed = 9;
+    for (size_t i = 0; i < n; i++) {
+        ha[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
+        hb[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
+        hc[i] = 0.0f;
+    }
+    xgpu_buffer_write(env->queue, s.a, 0, ha, n * 4, true, NULL);
+    xgpu_buffer_write(env->queue, s.b, 0, hb, n * 4, true, NULL);
+    xgpu_buffer_write(env->queue, s.c, 0, hc, n * 4, true, NULL);
+    /* BabelStream's order; each kernel is idempotent given the previous
+     * ones, so repetitions do not change the expected arrays. */
+    static const struct {
+        xgpu_stream_op op;
+        const char *name;
+        int arrays;
+    } ops[] = {{XGPU_STREAM_COPY, "copy", 2},
+               {XGPU_STREAM_MUL, "mul", 2},
+               {XGPU_STREAM_ADD, "add", 3},
+               {XGPU_STREAM_TRIAD, "triad", 3},
+               {XGPU_STREAM_DOT, "dot", 2}};
+    const float scalar = 0.4f;
+    for (size_t k = 0; k < 5; k++) {
+        s.op = ops[k].op;
+        char shape[64], what[96];
+        shape_mib(shape, sizeof shape, ops[k].name, bytes);
+        snprintf(what, sizeof what, "stream %s", shape);
+        gb_progress(env, what);
+        gb_result *r = gb_add(env, "stream", "xgpu", "f32", shape, bytes);
+        if (!r || gb_time_device(env, run_stream, &s, &r->t, &r->first_s) != 0) {
+            break; /* later kernels need this one's output */
+        }
+        set_bandwidth(env, r, bytes * ops[k].arrays);
+        /* The host's version of this step, then the array the kernel wrote. */
+        const float *want = NULL;
+        xgpu_buffer *wrote = NULL;
+        double dot = 0;
+        for (size_t i = 0; i < n; i++) {
+            switch (k) {
+            case 0:
+                hc[i] = ha[i];
+                break;
+            case 1:
+                hb[i] = scalar * hc[i];
+                break;
+            case 2:
+                hc[i] = ha[i] + hb[i];
+                break;
+            case 3:
+                ha[i] = hb[i] + scalar * hc[i];
+                break;
+            default:
+                dot += (double)ha[i] * hb[i];
+                break;
+            }
+        }
+        want = k == 1 ? hb : (k == 3 ? ha : hc);
+        wrote = k == 1 ? s.b : (k == 3 ? s.a : s.c);
+        r->verified = true;
+        if (k < 4) {
+            xgpu_buffer_read(env->queue, wrote, 0, res, n * 4, true, NULL);
+            if (gb_inject("stream")) {
+                res[n / 2] += 1.0f;
+            }
+            for (size_t i = 0; i < n; i++) {
+                double err = fabs((double)res[i] - want[i]) / fabs((double)want[i]);
+                if (!(err <= 4e-7)) {
+                    r->verified = false;
+                    r->max_rel_err = isnan(err) ? INFINITY : err;
+                    break;
+                }
+                r->max_rel_err = err > r->max_rel_err ? err : r->max_rel_err;
+            }
+        } else {
+            float got = 0;
+            xgpu_buffer_read(env->queue, s.out, 0, &got, 4, true, NULL);
+            if (gb_inject("stream")) {
+                got *= 1.01f;
+            }
+            r->max_rel_err = fabs(got - dot) / fabs(dot);
+            r->verified = r->max_rel_err <= 1e-4;
+        }
+    }
+done:
+    xgpu_buffer_release(s.a);
+    xgpu_buffer_release(s.b);
+    xgpu_buffer_release(s.c);
+    xgpu_buffer_release(s.out);
+    free(ha);
+    free(hb);
+    free(hc);
+    free(res);
+}
+
+/* ---- transfer ---- */
+typedef struct transfer_case {
+    bool to_device;
+    void *host;
+    xgpu_buffer *buf;
+    size_t bytes;
+} transfer_case;
+
+static int run_transfer(gb_env *env, void *arg) {
+    transfer_case *t = arg;
+    xgpu_status st = t->to_device
+                         ? xgpu_buffer_write(env->queue, t->buf, 0, t->host, t->bytes, true, NULL)
+                         : xgpu_buffer_read(env->queue, t->buf, 0, t->host, t->bytes, true, NULL);
+    return st == XGPU_SUCCESS ? 0 : -1;
+}
+
+void gb_bench_transfer(gb_env *env) {
+    static const double quick[] = {4096, MIB, 64 * MIB};
+    static const double full[] = {4096, 65536, MIB, 16 * MIB, 256 * MIB, 1024 * MIB};
+    const double *sizes = env->opt->full ? full : quick;
+    size_t count = env->opt->full ? 6 : 3;
+    for (int pinned = 0; pinned < 2; pinned++) {
+        for (size_t s = 0; s < count; s++) {
+            size_t bytes = (size_t)sizes[s];
+            if (!fits(env, (double)bytes)) {
+                continue;
+            }
+            void *host = NULL;
+            unsigned char *check = malloc(bytes);
+            xgpu_buffer *buf = NULL;
+            bool ok = check && xgpu_buffer_create(env->ctx, bytes, &buf) == XGPU_SUCCESS;
+            if (ok) {
+                ok = pinned ? xgpu_host_alloc(env->ctx, bytes, &host) == XGPU_SUCCESS
+                            : (host = malloc(bytes)) != NULL;
+            }
+            for (int dir = 0; ok && dir < 2; dir++) {
+                uint32_t seed = (uint32_t)s + 1;
+                for (size_t i = 0; i < bytes; i++) {
+                    ((unsigned char *)host)[i] = (unsigned char)(gb_rand(&seed) >> 24);
+                }
+                memcpy(check, host, bytes);
+                transfer_case t = {dir == 0, host, buf, bytes};
+                char shape[64], what[96];
+                shape_mib(shape, sizeof shape,
+                          dir == 0 ? (pinned ? "h2d pinned" : "h2d pageable")
+                                   : (pinned ? "d2h pinned" : "d2h pageable"),
+                          (double)bytes);
+                snprintf(what, sizeof what, "transfer %s", shape);
+                gb_progress(env, what);
+                gb_result *r = gb_add(env, "transfer", "xgpu", "u8", shape, (double)bytes);
+                if (!r || gb_time_device(env, run_transfer, &t, &r->t, &r->first_s) != 0) {
+                    continue;
+                }
+                set_bandwidth(env, r, (double)bytes);
+                r->pct_peak = -1; /* the bus, not device memory */
+                /* Round trip: what went to the device comes back. */
+                if (dir == 0) {
+                    memset(host, 0, bytes);
+                    xgpu_buffer_read(env->queue, buf, 0, host, bytes, true, NULL);
+                }
+                if (gb_inject("transfer")) {
+                    ((unsigned char *)host)[bytes / 2] ^= 1;
+                }
+                r->verified = memcmp(host, check, bytes) == 0;
+            }
+            if (pinned && host) {
+                xgpu_host_free(env->ctx, host);
+            } else {
+                free(host);
+            }
+            free(check);
+            xgpu_buffer_release(buf);
+        }
+    }
+}
+
+/* ---- launch ---- */
+static const char *const launch_source =
+    "XGPU_KERNEL void gpubench_count(XGPU_GLOBAL xgpu_u32 *counter) {\n"
+    "    if (xgpu_global_id(0) == 0) counter[0] += 1u;\n"
+    "}\n";
+
+void gb_bench_launch(gb_env *env) {
+    xgpu_program *p = NULL;
+    xgpu_kernel *k = NULL;
+    xgpu_buffer *counter = NULL;
+    const uint32_t zero = 0;
+    double t0 = gb_now();
+    if (xgpu_program_build(env->ctx, launch_source, NULL, &p) ||
+        xgpu_kernel_create(p, "gpubench_count", &k) || xgpu_buffer_create(env->ctx, 4, &counter) ||
+        xgpu_buffer_write(env->queue, counter, 0, &zero, 4, true, NULL)) {
+        fprintf(stderr, "gpubench: launch: %s\n", xgpu_last_error()->message);
+        goto done;
+    }
+    xgpu_range range = xgpu_range_1d(1, 1);
+    xgpu_arg args[] = {xgpu_arg_buffer(counter)};
+    /* Warm-up: the first launch may compile for the group size. */
+    xgpu_launch(env->queue, k, &range, 1, args, NULL);
+    xgpu_queue_finish(env->queue);
+    double first = gb_now() - t0;
+    enum { N = 200 };
+    double enqueue[N], round[N];
+    gb_progress(env, "launch");
+    for (int i = 0; i < N; i++) {
+        double a = gb_now();
+        xgpu_launch(env->queue, k, &range, 1, args, NULL);
+        double b = gb_now();
+        xgpu_queue_finish(env->queue);
+        double c = gb_now();
+        enqueue[i] = b - a;
+        round[i] = c - a;
+    }
+    uint32_t count = 0;
+    xgpu_buffer_read(env->queue, counter, 0, &count, 4, true, NULL);
+    if (gb_inject("launch")) {
+        count--;
+    }
+    bool ok = count == N + 1;
+    const char *names[2] = {"enqueue", "round trip"};
+    double *series[2] = {enqueue, round};
+    for (int s = 0; s < 2; s++) {
+        gb_result *r = gb_add(env, "launch", "xgpu", "-", names[s], 0);
+        if (!r) {
+            continue;
+        }
+        /* Host timing: these are the host's costs. */
+        double sorted[N];
+        memcpy(sorted, series[s], sizeof sorted);
+        for (int i = 1; i < N; i++) { /* insertion sort: N is small */
+            double v = sorted[i];
+            int j = i - 1;
+            while (j >= 0 && sorted[j] > v) {
+                sorted[j + 1] = sorted[j];
+                j--;
+            }
+            sorted[j + 1] = v;
+        }
+        double mean = 0, sq = 0;
+        for (int i = 0; i < N; i++) {
+            mean += sorted[i] / N;
+        }
+        for (int i = 0; i < N; i++) {
+            sq += (sorted[i] - mean) * (sorted[i] - mean);
+        }
+        r->t = (gb_stats){0.5 * (sorted[N / 2 - 1] + sorted[N / 2]), sorted[0], sorted[N - 1],
+                          sqrt(sq / (N - 1)), N};
+        r->unit = "us";
+        r->rate = r->t.median * 1e6;
+        r->first_s = first;
+        r->verified = ok;
+        snprintf(r->note, sizeof r->note, "counter %u after %d launches", count, N + 1);
+    }
+done:
+    xgpu_kernel_release(k);
+    xgpu_program_release(p);
+    xgpu_buffer_release(counter);
+}

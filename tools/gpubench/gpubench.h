@@ -1,0 +1,97 @@
+/* gpubench internals. */
+#ifndef XGPU_GPUBENCH_H
+#define XGPU_GPUBENCH_H
+
+#include <xgpu.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct gb_stats {
+    double median, min, max, stddev; /* seconds */
+    int reps;
+} gb_stats;
+
+typedef struct gb_result {
+    char bench[16];  /* gemm, reduce, stream, transfer, launch */
+    char impl[16];   /* xgpu, clblast, cublas, rocblas, openblas */
+    char device[48]; /* "opencl:0", or "host" */
+    char device_name[256];
+    char backend[32];
+    char dtype[8];
+    char shape[64];
+    double size; /* x axis for charts: n for gemm, bytes otherwise */
+    gb_stats t;
+    const char *unit; /* "GFLOP/s", "GB/s", "us" */
+    double rate;
+    double pct_peak; /* < 0: unknown */
+    double first_s;  /* the warm-up run: builds and first-launch costs */
+    bool verified;
+    double max_rel_err;
+    char note[512];
+} gb_result;
+
+typedef struct gb_options {
+    bool full;
+    const char *benches; /* "gemm,reduce,..." */
+    const char *selector;
+    size_t size;        /* --size: one problem size (n for gemm, MiB otherwise), 0 = suite's */
+    double time_budget; /* seconds per case for the timed repetitions */
+    int reps;           /* fixed repetitions, 0 = calibrate to time_budget */
+    const char *csv, *json;
+    int argc;
+    char **argv;
+} gb_options;
+
+typedef struct gb_env {
+    const gb_options *opt;
+    xgpu_device *device;
+    xgpu_device_info info;
+    char path[48];
+    xgpu_context *ctx;
+    xgpu_queue *queue;
+    double peak_gflops, peak_gbs; /* < 0: unknown */
+    gb_result *results;
+    size_t count, cap;
+    bool progress; /* stderr is a terminal */
+} gb_env;
+
+/* measure.c */
+typedef int (*gb_enqueue_fn)(gb_env *env, void *arg);
+/* Warm-up run (timed on the wall clock into *first_s), then repetitions
+ * calibrated to the time budget, each timed by device events around the
+ * enqueued work. 0 or -1 on an xgpu error (printed). */
+int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, double *first_s);
+/* The same on the host clock, for host work (OpenBLAS). */
+typedef int (*gb_host_fn)(void *arg);
+int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, double *first_s);
+double gb_now(void);
+gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
+                  const char *shape, double size);
+void gb_progress(const gb_env *env, const char *what);
+/* The benchmark named in XGPU_GPUBENCH_INJECT gets a wrong result, so that
+ * tests can see verification catch it. */
+bool gb_inject(const char *bench);
+uint32_t gb_rand(uint32_t *state);
+
+/* bench_gemm.c, bench_memory.c */
+void gb_bench_gemm(gb_env *env);
+void gb_bench_openblas(gb_env *env);
+void gb_bench_reduce(gb_env *env);
+void gb_bench_stream(gb_env *env);
+void gb_bench_transfer(gb_env *env);
+void gb_bench_launch(gb_env *env);
+
+/* output.c */
+void gb_print_table(FILE *out, const gb_result *r, size_t n);
+int gb_write_csv(const char *path, const gb_result *r, size_t n);
+int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, size_t n);
+const char *gb_host_name(void);
+
+/* rank.c: the node-local rank a launcher gave this process, -1 if none. */
+int gb_local_rank(const char **variable);
+
+/* report.c: gpubench report FILE... */
+int gb_report(int argc, char **argv);
+
+#endif

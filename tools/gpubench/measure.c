@@ -1,0 +1,158 @@
+/* Methodology: warm-up first (program builds and first-launch costs kept
+ * out and reported separately), repetitions calibrated to a time budget,
+ * device events for timing, median/min/max/stddev. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double gb_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+uint32_t gb_rand(uint32_t *s) {
+    uint32_t x = *s ? *s : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+bool gb_inject(const char *bench) {
+    const char *v = getenv("XGPU_GPUBENCH_INJECT");
+    return v && !strcmp(v, bench);
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void summarise(double *t, int n, gb_stats *st) {
+    qsort(t, (size_t)n, sizeof *t, compare_double);
+    double sum = 0, sq = 0;
+    for (int i = 0; i < n; i++) {
+        sum += t[i];
+    }
+    double mean = sum / n;
+    for (int i = 0; i < n; i++) {
+        sq += (t[i] - mean) * (t[i] - mean);
+    }
+    st->median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    st->min = t[0];
+    st->max = t[n - 1];
+    st->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0;
+    st->reps = n;
+}
+
+static int reps_for(const gb_options *o, double one) {
+    if (o->reps > 0) {
+        return o->reps;
+    }
+    int reps = one > 0 ? (int)(o->time_budget / one) : 100;
+    return reps < 3 ? 3 : (reps > 100 ? 100 : reps);
+}
+
+static int device_once(gb_env *env, gb_enqueue_fn fn, void *arg, double *seconds) {
+    xgpu_event *a = NULL, *b = NULL;
+    double ms = 0;
+    int rc = -1;
+    if (xgpu_queue_record_event(env->queue, &a) == XGPU_SUCCESS && fn(env, arg) == 0 &&
+        xgpu_queue_record_event(env->queue, &b) == XGPU_SUCCESS &&
+        xgpu_event_elapsed_ms(a, b, &ms) == XGPU_SUCCESS) {
+        *seconds = ms * 1e-3;
+        rc = 0;
+    }
+    xgpu_event_release(a);
+    xgpu_event_release(b);
+    return rc;
+}
+
+int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, double *first_s) {
+    double t0 = gb_now();
+    if (fn(env, arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
+        fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
+        return -1;
+    }
+    *first_s = gb_now() - t0;
+    double one = 0;
+    if (device_once(env, fn, arg, &one) != 0) {
+        fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
+        return -1;
+    }
+    int reps = reps_for(env->opt, one);
+    double *t = calloc((size_t)reps, sizeof *t);
+    if (!t) {
+        return -1;
+    }
+    for (int r = 0; r < reps; r++) {
+        if (device_once(env, fn, arg, &t[r]) != 0) {
+            fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
+            free(t);
+            return -1;
+        }
+    }
+    summarise(t, reps, st);
+    free(t);
+    return 0;
+}
+
+int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, double *first_s) {
+    double t0 = gb_now();
+    if (fn(arg) != 0) {
+        return -1;
+    }
+    *first_s = gb_now() - t0;
+    int reps = reps_for(env->opt, *first_s);
+    double *t = calloc((size_t)reps, sizeof *t);
+    if (!t) {
+        return -1;
+    }
+    for (int r = 0; r < reps; r++) {
+        double s = gb_now();
+        fn(arg);
+        t[r] = gb_now() - s;
+    }
+    summarise(t, reps, st);
+    free(t);
+    return 0;
+}
+
+gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
+                  const char *shape, double size) {
+    if (env->count == env->cap) {
+        size_t cap = env->cap ? env->cap * 2 : 32;
+        gb_result *grown = realloc(env->results, cap * sizeof *grown);
+        if (!grown) {
+            return NULL;
+        }
+        env->results = grown;
+        env->cap = cap;
+    }
+    gb_result *r = &env->results[env->count++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->bench, sizeof r->bench, "%s", bench);
+    snprintf(r->impl, sizeof r->impl, "%s", impl);
+    bool host = !strcmp(impl, "openblas");
+    snprintf(r->device, sizeof r->device, "%s", host ? "host" : env->path);
+    snprintf(r->device_name, sizeof r->device_name, "%s", host ? "host CPU" : env->info.name);
+    snprintf(r->backend, sizeof r->backend, "%s", host ? "host" : env->info.backend);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
+    snprintf(r->shape, sizeof r->shape, "%s", shape);
+    r->size = size;
+    r->pct_peak = -1;
+    r->max_rel_err = 0;
+    return r;
+}
+
+void gb_progress(const gb_env *env, const char *what) {
+    if (env->progress) {
+        fprintf(stderr, "\r\033[K%s %s", env->path, what);
+        fflush(stderr);
+    }
+}

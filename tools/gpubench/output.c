@@ -1,0 +1,201 @@
+/* Output: a table for people, CSV and JSON ("xgpu.gpubench/1") for
+ * machines. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+#include "gpuinfo.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(GB_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+const char *gb_host_name(void) {
+    static char host[256];
+    const char *forced = getenv("XGPU_GPUBENCH_HOST"); /* tests fake machines */
+    if (forced && *forced) {
+        return forced;
+    }
+    if (!host[0] && gethostname(host, sizeof host - 1) != 0) {
+        snprintf(host, sizeof host, "unknown");
+    }
+    return host;
+}
+
+static const char *rate_text(const gb_result *r, char *buf, size_t size) {
+    if (r->rate < 0) {
+        return "-";
+    }
+    snprintf(buf, size, "%.2f %s", r->rate, r->unit ? r->unit : "");
+    return buf;
+}
+
+void gb_print_table(FILE *out, const gb_result *r, size_t n) {
+    fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7s  %s\n", "bench", "impl", "device",
+            "type", "shape", "rate", "%peak", "median", "reps", "check");
+    for (size_t i = 0; i < n; i++) {
+        char rate[48], peak[16], med[32];
+        snprintf(peak, sizeof peak, r[i].pct_peak >= 0 ? "%.0f%%" : "-", r[i].pct_peak);
+        if (r[i].t.reps) {
+            snprintf(med, sizeof med, "%.3f ms", r[i].t.median * 1e3);
+        } else {
+            snprintf(med, sizeof med, "-");
+        }
+        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s\n", r[i].bench, r[i].impl,
+                r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate), peak, med,
+                r[i].t.reps, r[i].t.reps ? (r[i].verified ? "verified" : "FAILED") : "",
+                r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note);
+    }
+}
+
+/* A CSV field: quoted, quotes doubled. */
+static void csv_field(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') {
+            fputc('"', f);
+        }
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int gb_write_csv(const char *path, const gb_result *r, size_t n) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    fprintf(f, "host,bench,impl,device,device_name,backend,dtype,shape,size,median_s,min_s,max_s,"
+               "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note\n");
+    for (size_t i = 0; i < n; i++) {
+        const gb_result *x = &r[i];
+        csv_field(f, gb_host_name());
+        fputc(',', f);
+        csv_field(f, x->bench);
+        fputc(',', f);
+        csv_field(f, x->impl);
+        fputc(',', f);
+        csv_field(f, x->device);
+        fputc(',', f);
+        csv_field(f, x->device_name);
+        fputc(',', f);
+        csv_field(f, x->backend);
+        fputc(',', f);
+        csv_field(f, x->dtype);
+        fputc(',', f);
+        csv_field(f, x->shape);
+        fprintf(f, ",%.0f,%.9g,%.9g,%.9g,%.9g,%d,%.6g,", x->size, x->t.median, x->t.min, x->t.max,
+                x->t.stddev, x->t.reps, x->rate);
+        csv_field(f, x->unit ? x->unit : "");
+        fprintf(f, ",%.3g,%.6g,%s,%.3g,", x->pct_peak, x->first_s, x->verified ? "true" : "false",
+                x->max_rel_err);
+        csv_field(f, x->note);
+        fputc('\n', f);
+    }
+    return f == stdout ? 0 : fclose(f);
+}
+
+static void json_number(FILE *f, double v) {
+    if (isfinite(v)) {
+        fprintf(f, "%.9g", v);
+    } else {
+        fputs("null", f);
+    }
+}
+
+int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, size_t n) {
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
+    gi_json_string(f, gb_host_name());
+    fputs(",\n\"xgpu_version\": ", f);
+    gi_json_string(f, xgpu_version_string());
+    fputs(",\n\"command_line\": [", f);
+    for (int i = 0; i < opt->argc; i++) {
+        fputs(i ? ", " : "", f);
+        gi_json_string(f, opt->argv[i]);
+    }
+    fputs("],\n\"libraries\": {", f);
+#if defined(GB_HAVE_OPENBLAS)
+    fputs("\"openblas\": {\"config\": ", f);
+    gi_json_string(f, openblas_get_config());
+    fputs(", \"core\": ", f);
+    gi_json_string(f, openblas_get_corename());
+    fprintf(f, ", \"threads\": %d}", openblas_get_num_threads());
+#endif
+    fputs("},\n\"gpuinfo\": ", f);
+    gi_device *devs = NULL;
+    uint32_t nd = 0;
+    if (gi_collect(&devs, &nd) == 0) {
+        gi_print_json(f, devs, nd);
+    } else {
+        fputs("null\n", f);
+    }
+    free(devs);
+    fputs(",\n\"results\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        const gb_result *x = &r[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        fputs("\"bench\": ", f);
+        gi_json_string(f, x->bench);
+        fputs(", \"impl\": ", f);
+        gi_json_string(f, x->impl);
+        fputs(", \"device\": ", f);
+        gi_json_string(f, x->device);
+        fputs(", \"device_name\": ", f);
+        gi_json_string(f, x->device_name);
+        fputs(", \"backend\": ", f);
+        gi_json_string(f, x->backend);
+        fputs(", \"dtype\": ", f);
+        gi_json_string(f, x->dtype);
+        fputs(", \"shape\": ", f);
+        gi_json_string(f, x->shape);
+        fputs(", \"size\": ", f);
+        json_number(f, x->size);
+        if (x->t.reps) {
+            fputs(", \"median_s\": ", f);
+            json_number(f, x->t.median);
+            fputs(", \"min_s\": ", f);
+            json_number(f, x->t.min);
+            fputs(", \"max_s\": ", f);
+            json_number(f, x->t.max);
+            fputs(", \"stddev_s\": ", f);
+            json_number(f, x->t.stddev);
+        } else {
+            fputs(", \"median_s\": null, \"min_s\": null, \"max_s\": null, \"stddev_s\": null", f);
+        }
+        fprintf(f, ", \"reps\": %d", x->t.reps);
+        const char *key =
+            !x->unit ? "rate"
+                     : (!strcmp(x->unit, "GFLOP/s") ? "gflops"
+                                                    : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
+        fprintf(f, ", \"%s\": ", key);
+        if (x->rate >= 0 && x->t.reps) {
+            json_number(f, x->rate);
+        } else {
+            fputs("null", f);
+        }
+        fputs(", \"pct_peak\": ", f);
+        if (x->pct_peak >= 0) {
+            json_number(f, x->pct_peak);
+        } else {
+            fputs("null", f);
+        }
+        fputs(", \"first_s\": ", f);
+        json_number(f, x->first_s);
+        fprintf(f, ", \"verified\": %s, \"max_rel_err\": ", x->verified ? "true" : "false");
+        json_number(f, x->max_rel_err);
+        fputs(", \"note\": ", f);
+        gi_json_string(f, x->note);
+        fputs("}", f);
+    }
+    fputs("\n]\n}\n", f);
+    return f == stdout ? 0 : fclose(f);
+}
