@@ -1,6 +1,7 @@
 /* Memory-bound benchmarks: reductions, the stream kernels, host<->device
  * transfers, and kernel launch latency. Every result is verified. */
 #include "gpubench.h"
+#include "peers.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,16 +44,43 @@ static int run_reduce(gb_env *env, void *arg) {
                : -1;
 }
 
+/* clpeak's global-memory bandwidth on the same OpenCL device, as the
+ * reference the reductions are read against. */
+static void clpeak_row(gb_env *env) {
+    if (strcmp(env->info.backend, "opencl") != 0) {
+        return;
+    }
+    gb_progress(env, "clpeak --global-bandwidth");
+    double t0 = gb_now();
+    double gbs = peer_clpeak_bandwidth(env->info.name);
+    gb_result *r = gb_add(env, "reduce", "clpeak", "f32", "global bandwidth", 0);
+    if (!r) {
+        return;
+    }
+    r->unit = "GB/s";
+    r->verified = true; /* clpeak's own figure: nothing of ours to check */
+    if (gbs > 0) {
+        r->rate = gbs; /* clpeak's figure; its own repetitions, not timed here */
+        snprintf(r->note, sizeof r->note,
+                 "clpeak --global-bandwidth, best float vector width (ran %.1f s)",
+                 gb_now() - t0);
+    } else {
+        r->rate = -1;
+        snprintf(r->note, sizeof r->note, "not run: clpeak not installed (Debian: clpeak)");
+    }
+}
+
 void gb_bench_reduce(gb_env *env) {
-    static const double quick[] = {1, 64}, full[] = {1, 4, 16, 64, 256, 1024};
+    static const double quick[] = {1, 64, 256}, full[] = {1, 4, 16, 64, 256, 1024};
     const double *mib = env->opt->full ? full : quick;
-    size_t count = env->opt->full ? 6 : 2;
+    size_t count = env->opt->full ? 6 : 3;
     double one = (double)env->opt->size;
     if (env->opt->size) {
         mib = &one;
         count = 1;
     }
     static const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32};
+    clpeak_row(env);
     for (size_t t = 0; t < 3; t++) {
         if (types[t] == XGPU_F64 && !env->info.fp64) {
             continue;
@@ -101,7 +129,9 @@ void gb_bench_reduce(gb_env *env) {
             snprintf(what, sizeof what, "reduce %s %s", xgpu_dtype_name(types[t]), shape);
             gb_progress(env, what);
             gb_result *r = gb_add(env, "reduce", "xgpu", xgpu_dtype_name(types[t]), shape, bytes);
-            if (r && gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) == 0) {
+            if (r && gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) != 0) {
+                snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+            } else if (r) {
                 unsigned char res[8] = {0};
                 xgpu_buffer_read(env->queue, c.out, 0, res, 8, true, NULL);
                 double got;
@@ -190,6 +220,9 @@ void gb_bench_stream(gb_env *env) {
         gb_progress(env, what);
         gb_result *r = gb_add(env, "stream", "xgpu", "f32", shape, bytes);
         if (!r || gb_time_device(env, run_stream, &s, &r->t, &r->first_s) != 0) {
+            if (r) {
+                snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+            }
             break; /* later kernels need this one's output */
         }
         set_bandwidth(env, r, bytes * ops[k].arrays);
@@ -305,6 +338,9 @@ void gb_bench_transfer(gb_env *env) {
                 gb_progress(env, what);
                 gb_result *r = gb_add(env, "transfer", "xgpu", "u8", shape, (double)bytes);
                 if (!r || gb_time_device(env, run_transfer, &t, &r->t, &r->first_s) != 0) {
+                    if (r) {
+                        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+                    }
                     continue;
                 }
                 set_bandwidth(env, r, (double)bytes);

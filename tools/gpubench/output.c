@@ -46,7 +46,9 @@ void gb_print_table(FILE *out, const gb_result *r, size_t n) {
         }
         fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s\n", r[i].bench, r[i].impl,
                 r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate), peak, med,
-                r[i].t.reps, r[i].t.reps ? (r[i].verified ? "verified" : "FAILED") : "",
+                r[i].t.reps,
+                r[i].t.reps ? (r[i].verified ? "verified" : "FAILED")
+                            : (r[i].verified ? "" : "FAILED"),
                 r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note);
     }
 }
@@ -177,7 +179,7 @@ int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, s
                      : (!strcmp(x->unit, "GFLOP/s") ? "gflops"
                                                     : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
         fprintf(f, ", \"%s\": ", key);
-        if (x->rate >= 0 && x->t.reps) {
+        if (x->rate >= 0) {
             json_number(f, x->rate);
         } else {
             fputs("null", f);

@@ -1,6 +1,7 @@
 /* kernelbench: the xgpu side. */
 #define _POSIX_C_SOURCE 200809L
 #include "kb.h"
+#include "peers.h"
 #include "vendor_blas.h"
 
 #include <math.h>
@@ -165,33 +166,6 @@ static xgpu_status run_reduce(kb_env *env, void *p) {
     return xgpu_reduce(env->queue, XGPU_REDUCE_SUM, XGPU_F32, r->in, 0, r->n, r->out, 0, NULL);
 }
 
-/* The best "float*" line of `clpeak --global-bandwidth`, in GB/s. */
-static double clpeak_bandwidth(const kb_env *env) {
-    if (strcmp(env->info.backend, "opencl") != 0) {
-        return 0;
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "clpeak --global-bandwidth 2>/dev/null");
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-        return 0;
-    }
-    char line[256];
-    double best = 0;
-    int in_device = 0;
-    while (fgets(line, sizeof line, p)) {
-        if (strstr(line, "Device:")) {
-            in_device = strstr(line, env->info.name) != NULL;
-        }
-        double v;
-        if (in_device && sscanf(line, " float%*[0-9 ] : %lf", &v) == 1 && v > best) {
-            best = v;
-        }
-    }
-    pclose(p);
-    return best;
-}
-
 int kb_reduce(kb_env *env, const kb_options *o) {
     size_t n = o->reduce_mib * 1024 * 1024 / sizeof(float);
     float *x = malloc(n * sizeof *x);
@@ -232,7 +206,7 @@ int kb_reduce(kb_env *env, const kb_options *o) {
     ok = rel <= 1e-5;
     double med = kb_median(times, o->reps);
     double gbs = n * sizeof *x / med * 1e-9;
-    double peak = clpeak_bandwidth(env);
+    double peak = strcmp(env->info.backend, "opencl") ? 0 : peer_clpeak_bandwidth(env->info.name);
     if (peak > 0) {
         snprintf(check, sizeof check, "%s (rel err %.1e); %.0f%% of clpeak's %.1f GB/s",
                  ok ? "verified" : "FAILED", rel, 100.0 * gbs / peak, peak);
