@@ -62,8 +62,7 @@ static void clpeak_row(gb_env *env) {
     if (gbs > 0) {
         r->rate = gbs; /* clpeak's figure; its own repetitions, not timed here */
         snprintf(r->note, sizeof r->note,
-                 "clpeak --global-bandwidth, best float vector width (ran %.1f s)",
-                 gb_now() - t0);
+                 "clpeak --global-bandwidth, best float vector width (ran %.1f s)", gb_now() - t0);
     } else {
         r->rate = -1;
         snprintf(r->note, sizeof r->note, "not run: clpeak not installed (Debian: clpeak)");
