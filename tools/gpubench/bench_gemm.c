@@ -192,8 +192,20 @@ void gb_bench_gemm(gb_env *env) {
         sizes = &o->size;
         count = 1;
     }
+    double slowest = 0; /* the slowest run of the previous size */
     for (size_t i = 0; i < count; i++) {
+        /* The sweep stops where the next size (8x the work) would take
+         * more than 10 s a run on this device: a CPU device would
+         * otherwise spend hours on the largest sizes that fit its memory. */
+        if (o->full && slowest * 8 > 10.0) {
+            break;
+        }
+        size_t before = env->count;
         one_case(env, sizes[i], sizes[i], sizes[i], XGPU_F32, true);
+        slowest = 0;
+        for (size_t r = before; r < env->count; r++) {
+            slowest = env->results[r].t.median > slowest ? env->results[r].t.median : slowest;
+        }
     }
     if (env->info.fp64) {
         one_case(env, o->size ? o->size : 512, o->size ? o->size : 512, o->size ? o->size : 512,
