@@ -9,7 +9,7 @@ pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev ope
 if [ "${1:-}" = "--tests" ]; then
     # The HIP backend's tests and the compile matrix use Debian's ROCm
     # runtime, its hiprtc and hipcc.
-    pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc"
+    pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc valgrind"
 else
     # gpubench and kernelbench compare with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"

@@ -82,8 +82,12 @@ static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a
     case XGPU_ARG_BUFFER: {
         xgpu_status st = xgpu__check_handle(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
         if (st) {
+            /* The handle check's message is rewritten here: copy it first,
+             * it lives in the buffer the new message is formatted into. */
+            char why[256];
+            snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
             return xgpu__error(NULL, st, 0, NULL, "xgpu_launch: kernel '%s' argument %u (%s): %s",
-                               k->name, i, pname, xgpu_last_error()->message);
+                               k->name, i, pname, why);
         }
         if (a->buffer->context != ctx) {
             return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
