@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,10 @@
 
 #define PLUGIN_PREFIX "libxgpu-"
 #define PLUGIN_SUFFIX ".so"
+
+/* More devices than this from one backend is a broken plugin; it also keeps
+ * the device total of every backend far from wrapping. */
+#define XGPU__MAX_BACKEND_DEVICES 65536u
 
 /* Backends xgpu ships, in device order. They are listed even when their
  * plugin is missing, so that "why is there no CUDA?" has an answer. */
@@ -280,15 +285,45 @@ static void load_backend(xgpu__backend *b) {
         set_unavailable(b, st, "%s", reason[0] ? reason : xgpu_status_message(st));
         return;
     }
-    b->device_count = b->ops.device_count(b->state);
+    uint32_t devices = b->ops.device_count(b->state);
+    if (devices > XGPU__MAX_BACKEND_DEVICES) {
+        set_unavailable(b, XGPU_ERROR_BACKEND_UNAVAILABLE,
+                        "plugin %s reports %u devices; more than %u is not credible", b->path,
+                        devices, XGPU__MAX_BACKEND_DEVICES);
+        return;
+    }
+    b->device_count = devices;
     b->available = true;
     b->status = XGPU_SUCCESS;
     xgpu__log("loader", XGPU_LOG_DEBUG, "backend %s: ABI %u, %u device(s)", b->name, b->abi_version,
               b->device_count);
 }
 
+/* A probe thread leaves its signal state as it found it. Vendor stacks may
+ * install an alternate signal stack on the thread that initialises them
+ * (pocl's LLVM does, with malloc'd memory); the thread then exits with a
+ * stack that its creator did not set up. ASan unmaps the alternate stack it
+ * installed itself at thread exit and aborts ("unable to unmap") when it
+ * finds the vendor's instead. Restoring the original stack before the
+ * thread ends leaves the vendor's memory to the vendor (it keeps a pointer
+ * to it) and the thread's own stack to whoever made it. */
 static void *load_thread(void *backend) {
+    stack_t original;
+    bool saved = sigaltstack(NULL, &original) == 0;
     load_backend(backend);
+    if (saved) {
+        stack_t now;
+        if (sigaltstack(NULL, &now) == 0 && now.ss_sp != original.ss_sp) {
+            xgpu__log("loader", XGPU_LOG_DEBUG,
+                      "backend %s changed the probe thread's signal stack; restored",
+                      ((xgpu__backend *)backend)->name);
+            if (original.ss_flags & SS_DISABLE) {
+                original.ss_sp = NULL;
+                original.ss_size = MINSIGSTKSZ;
+            }
+            sigaltstack(&original, NULL);
+        }
+    }
     return NULL;
 }
 

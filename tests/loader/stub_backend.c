@@ -1,10 +1,47 @@
 /* A stub backend for the loader tests. STUB_MODE_<X> picks what it does
  * wrong; STUB_MODE_OK is a well-formed backend with one fake device whose
  * operations all report XGPU_ERROR_UNSUPPORTED. */
+#define _GNU_SOURCE
 #include "xgpu_backend.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#if defined(STUB_MODE_SIGSTACK)
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+
+/* Like LLVM inside pocl: the probe installs a malloc'd alternate signal
+ * stack on the thread that runs it. A thread-exit destructor records which
+ * stack the thread ends with, for the loader test to read. */
+__attribute__((visibility("default"))) void *stub_sigstack_installed;
+__attribute__((visibility("default"))) void *stub_sigstack_at_exit;
+__attribute__((visibility("default"))) int stub_sigstack_exits;
+static pthread_key_t exit_key;
+
+static void at_thread_exit(void *unused) {
+    (void)unused;
+    stack_t now;
+    if (sigaltstack(NULL, &now) == 0) {
+        stub_sigstack_at_exit = (now.ss_flags & SS_DISABLE) ? NULL : now.ss_sp;
+    }
+    stub_sigstack_exits++;
+}
+
+static void install_sigstack(void) {
+    static char *stack; /* kept, as LLVM keeps its own */
+    if (!stack) {
+        stack = malloc(1 << 16);
+        pthread_key_create(&exit_key, at_thread_exit);
+    }
+    stack_t s = {.ss_sp = stack, .ss_size = 1 << 16, .ss_flags = 0};
+    if (stack && sigaltstack(&s, NULL) == 0) {
+        stub_sigstack_installed = stack;
+        pthread_setspecific(exit_key, stack);
+    }
+}
+#endif
 
 static const xgpu_core_services *svc;
 
@@ -22,6 +59,9 @@ static xgpu_status stub_probe(const xgpu_core_services *services, void **state, 
 #else
     (void)reason;
     (void)reason_size;
+#if defined(STUB_MODE_SIGSTACK)
+    install_sigstack();
+#endif
     return XGPU_SUCCESS;
 #endif
 }
@@ -30,6 +70,8 @@ static uint32_t stub_device_count(void *state) {
     (void)state;
 #if defined(STUB_MODE_ZERO)
     return 0;
+#elif defined(STUB_MODE_HUGE)
+    return 0x80000000u; /* two of these would wrap a uint32 total */
 #else
     return 1;
 #endif

@@ -1,7 +1,11 @@
 /* Loader: discovery, negotiation and every failure mode, with stub plugins. */
+#define _GNU_SOURCE
 #include "internal.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,6 +149,38 @@ static void first_directory_wins(void **state) {
     assert_string_equal(b->path, STUB_DIR "/libxgpu-stubok.so");
 }
 
+/* A vendor stack that installs its own alternate signal stack on the probe
+ * thread (pocl's LLVM does) must not leave it there when the thread exits:
+ * ASan aborts the process ("unable to unmap") when it finds a stack it did
+ * not map itself. */
+static void probe_thread_ends_with_its_own_signal_stack(void **state) {
+    (void)state;
+    stack_t before;
+    assert_int_equal(sigaltstack(NULL, &before), 0);
+    load(STUB_DIR, "stubsigstack");
+    assert_true(find("stubsigstack")->available);
+    void *lib = dlopen(STUB_DIR "/libxgpu-stubsigstack.so", RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(lib);
+    void **installed = dlsym(lib, "stub_sigstack_installed");
+    void **at_exit = dlsym(lib, "stub_sigstack_at_exit");
+    int *exits = dlsym(lib, "stub_sigstack_exits");
+    assert_non_null(installed);
+    assert_non_null(*installed); /* the probe did install one */
+    assert_true(*exits >= 1);    /* on a thread that has exited */
+    assert_ptr_not_equal(*at_exit, *installed);
+    stack_t after;
+    assert_int_equal(sigaltstack(NULL, &after), 0);
+    assert_ptr_equal(after.ss_sp, before.ss_sp);
+    dlclose(lib);
+}
+
+static void incredible_device_count_is_refused(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubhuge,stubok");
+    assert_reason("stubhuge", XGPU_ERROR_BACKEND_UNAVAILABLE, "2147483648 devices");
+    assert_int_equal(reg.device_count, 1);
+}
+
 static void all_stubs_together_never_fatal(void **state) {
     (void)state;
     load(STUB_DIR, NULL);
@@ -155,8 +191,8 @@ static void all_stubs_together_never_fatal(void **state) {
             assert_true(reg.backends[i].reason[0] != '\0');
         }
     }
-    assert_int_equal(available, 2); /* stubok and stubzero */
-    assert_int_equal(reg.device_count, 1);
+    assert_int_equal(available, 3); /* stubok, stubsigstack and stubzero */
+    assert_int_equal(reg.device_count, 2);
 }
 
 int main(void) {
@@ -174,6 +210,8 @@ int main(void) {
         cmocka_unit_test_teardown(known_backends_are_listed_even_without_plugins, teardown),
         cmocka_unit_test_teardown(relative_and_empty_directories_are_never_searched, teardown),
         cmocka_unit_test_teardown(first_directory_wins, teardown),
+        cmocka_unit_test_teardown(probe_thread_ends_with_its_own_signal_stack, teardown),
+        cmocka_unit_test_teardown(incredible_device_count_is_refused, teardown),
         cmocka_unit_test_teardown(all_stubs_together_never_fatal, teardown),
     };
     return cmocka_run_group_tests_name("loader", tests, NULL, NULL);
