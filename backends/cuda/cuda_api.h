@@ -128,6 +128,8 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
       (int *value, int attrib, CUfunction fn))                                                     \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", 0, CUresult,                                       \
       (CUfunction fn, int attrib, int value))                                                      \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo", 0, CUresult,                                       \
+      (CUfunction fn, size_t index, size_t * offset, size_t * size))                               \
     X(cuLaunchKernel, "cuLaunchKernel", 1, CUresult,                                               \
       (CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,             \
        unsigned bz, unsigned shared, CUstream stream, void **params, void **extra))

@@ -141,6 +141,14 @@ xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
     props->max_group_size = (uint64_t)threads;
     props->static_local_bytes = (uint64_t)shared;
     props->preferred_group_multiple = 0; /* the device's warp size */
+    if (d->cuFuncGetParamInfo) {         /* CUDA 12.4 and later drivers */
+        size_t offset = 0, size = 0;
+        uint32_t n = 0;
+        while (n < 65536 && d->cuFuncGetParamInfo(k->fn, n, &offset, &size) == CUDA_SUCCESS) {
+            n++;
+        }
+        props->arg_count = n;
+    }
     k->ctx = p->ctx;
     k->dynamic_limit = DEFAULT_DYNAMIC_SHARED_LIMIT;
     pthread_mutex_init(&k->lock, NULL);

@@ -55,11 +55,20 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
     }
     cl_platform_id *plats = calloc(nplat, sizeof *plats);
     cl_state *st = calloc(1, sizeof *st);
-    if (!plats || !st || clGetPlatformIDs(nplat, plats, NULL) != CL_SUCCESS) {
+    if (!plats || !st) {
         free(plats);
         free(st);
-        snprintf(reason, reason_size, "out of host memory or platform list changed");
-        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+        snprintf(reason, reason_size, "out of host memory listing %u OpenCL platform(s)", nplat);
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    err = clGetPlatformIDs(nplat, plats, NULL);
+    if (err != CL_SUCCESS) {
+        free(plats);
+        free(st);
+        snprintf(reason, reason_size, "clGetPlatformIDs failed the second time: %s (%d)",
+                 cl__error_name(err), (int)err);
+        return err == CL_OUT_OF_HOST_MEMORY ? XGPU_ERROR_OUT_OF_HOST_MEMORY
+                                            : XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     record_loader(nplat, plats);
     for (cl_uint p = 0; p < nplat; p++) {
@@ -79,7 +88,12 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
             st->platforms = owners;
         }
         if (!devs || !owners) {
-            break;
+            free(plats);
+            free(st->devices);
+            free(st->platforms);
+            free(st);
+            snprintf(reason, reason_size, "out of host memory listing OpenCL devices");
+            return XGPU_ERROR_OUT_OF_HOST_MEMORY;
         }
         if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, st->devices + st->count, NULL) !=
             CL_SUCCESS) {
@@ -105,6 +119,15 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
     return XGPU_SUCCESS;
 }
 
+static void cl_shutdown(void *state) {
+    cl_state *st = state;
+    if (st) {
+        free(st->devices);
+        free(st->platforms);
+        free(st);
+    }
+}
+
 static uint32_t cl_device_count(void *state) {
     return ((cl_state *)state)->count;
 }
@@ -120,6 +143,7 @@ static const xgpu_backend_ops cl_ops = {
     .name = CL_BACKEND_NAME,
     .dialect = XGPU_DIALECT_OPENCL,
     .probe = cl_probe,
+    .shutdown = cl_shutdown,
     .device_count = cl_device_count,
     .device_info = cl_get_device_info,
     .context_create = cl__context_create,

@@ -84,6 +84,10 @@ xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
     props->max_group_size = wg;
     props->preferred_group_multiple = multiple;
     props->static_local_bytes = local;
+    cl_uint nargs = 0;
+    if (clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL) == CL_SUCCESS) {
+        props->arg_count = nargs;
+    }
     pthread_mutex_init(&k->lock, NULL);
     *kernel = k;
     return XGPU_SUCCESS;

@@ -335,6 +335,18 @@ typedef enum xgpu_arg_kind {
 
 #define XGPU_ARG_SCALAR_MAX 16
 
+/* What a scalar argument holds, checked against the parameter's type: a
+ * float for an integer parameter, or an integer for a float parameter, is
+ * refused. Signed and unsigned integers of the same size are accepted for
+ * each other (the bits are passed as they are, as C converts them). RAW
+ * bytes (xgpu_arg_bytes) are checked by size only. */
+typedef enum xgpu_scalar_type {
+    XGPU_SCALAR_RAW = 0,
+    XGPU_SCALAR_INT = 1,
+    XGPU_SCALAR_UINT = 2,
+    XGPU_SCALAR_FLOAT = 3
+} xgpu_scalar_type;
+
 typedef struct xgpu_arg {
     xgpu_arg_kind kind;
     size_t size; /* scalar: its size in bytes; local: bytes to allocate */
@@ -348,43 +360,54 @@ typedef struct xgpu_arg {
         double f64;
         unsigned char bytes[XGPU_ARG_SCALAR_MAX];
     } value;
+    xgpu_scalar_type type; /* scalars only */
 } xgpu_arg;
 
 static inline xgpu_arg xgpu_arg_buffer(xgpu_buffer *buffer) {
-    xgpu_arg a = {XGPU_ARG_BUFFER, 0, buffer, {0}};
+    xgpu_arg a = {XGPU_ARG_BUFFER, 0, buffer, {0}, XGPU_SCALAR_RAW};
     return a;
 }
 static inline xgpu_arg xgpu_arg_local(size_t bytes) {
-    xgpu_arg a = {XGPU_ARG_LOCAL, bytes, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_LOCAL, bytes, NULL, {0}, XGPU_SCALAR_RAW};
+    return a;
+}
+/* `size` bytes from `bytes`, passed as they are (vector types, structs, or
+ * a deliberate reinterpretation); size must be 1..XGPU_ARG_SCALAR_MAX. */
+static inline xgpu_arg xgpu_arg_bytes(const void *bytes, size_t size) {
+    xgpu_arg a = {XGPU_ARG_SCALAR, size, NULL, {0}, XGPU_SCALAR_RAW};
+    const unsigned char *b = (const unsigned char *)bytes;
+    for (size_t i = 0; b && i < size && i < XGPU_ARG_SCALAR_MAX; i++) {
+        a.value.bytes[i] = b[i];
+    }
     return a;
 }
 static inline xgpu_arg xgpu_arg_i32(int32_t v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_INT};
     a.value.i32 = v;
     return a;
 }
 static inline xgpu_arg xgpu_arg_u32(uint32_t v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_UINT};
     a.value.u32 = v;
     return a;
 }
 static inline xgpu_arg xgpu_arg_i64(int64_t v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_INT};
     a.value.i64 = v;
     return a;
 }
 static inline xgpu_arg xgpu_arg_u64(uint64_t v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_UINT};
     a.value.u64 = v;
     return a;
 }
 static inline xgpu_arg xgpu_arg_f32(float v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_FLOAT};
     a.value.f32 = v;
     return a;
 }
 static inline xgpu_arg xgpu_arg_f64(double v) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}};
+    xgpu_arg a = {XGPU_ARG_SCALAR, sizeof v, NULL, {0}, XGPU_SCALAR_FLOAT};
     a.value.f64 = v;
     return a;
 }
@@ -403,9 +426,14 @@ static inline xgpu_range xgpu_range_1d(size_t groups, size_t group_size) {
 }
 
 /* Enqueues the kernel. The runtime checks the arguments against the
- * kernel's signature (count, kind, scalar size, buffer context, local memory
- * total) and the geometry against the device's limits before the backend
- * sees them. Asynchronous. */
+ * kernel's signature (count, kind, scalar size and type, buffer context,
+ * local memory total) and the geometry against the device's limits before
+ * the backend sees them. Work-item ids are 32-bit: each dimension holds at
+ * most 2^32 work-items (groups x group_size). When the signature cannot be
+ * read from the source (a kernel declared through a macro), the count comes
+ * from the backend (OpenCL, CUDA 12.4+ drivers); where the backend cannot
+ * count either, the launch is refused. Asynchronous. The kernel may be
+ * released as soon as this returns. */
 XGPU_API xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range *range,
                                  size_t arg_count, const xgpu_arg *args, xgpu_event **event);
 

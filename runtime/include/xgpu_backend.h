@@ -87,7 +87,14 @@ typedef struct xgpu_kernel_props {
     uint64_t max_group_size;           /* 0: use the device's */
     uint64_t static_local_bytes;       /* local memory the kernel declares itself */
     uint64_t preferred_group_multiple; /* group sizes should be multiples; 0: unknown */
+    /* The number of parameters as the compiled kernel reports it. The core
+     * sets it to XGPU_ARG_COUNT_UNKNOWN before kernel_create; a backend that
+     * can count them (CL_KERNEL_NUM_ARGS, cuFuncGetParamInfo) stores it. The
+     * core uses it when the signature cannot be read from the source. */
+    uint32_t arg_count;
 } xgpu_kernel_props;
+
+#define XGPU_ARG_COUNT_UNKNOWN UINT32_MAX
 
 /* One launch argument as the backend receives it: already checked. */
 typedef struct xgpu_backend_arg {
@@ -106,17 +113,19 @@ typedef struct xgpu_backend_ops {
     /* ---- The hooks below are in version 1. ---- */
 
     /* == Lifetime == */
-    /* Required. Called once, after negotiation, on a thread of the core's
-     * own: the probes of different backends run concurrently, so a probe
-     * touches only its backend's state. Loads vendor libraries and counts
+    /* Required. Called after negotiation, on a thread of the core's
+     * own (again after shutdown when a discovery is retried): the probes of different backends run
+     * concurrently, so a probe touches only its backend's state. Loads vendor libraries and counts
      * devices. On failure writes a
      * human-readable reason (what is missing and what to do) and returns the
      * status; the backend is then listed as unavailable and never called
      * again. Must not print. */
     xgpu_status (*probe)(const xgpu_core_services *services, void **state, char *reason,
                          size_t reason_size);
-    /* Optional. Never called by the core today (vendor libraries are not
-     * unloaded); reserved for an explicit shutdown API. */
+    /* Optional; default: nothing. Frees what a successful probe allocated
+     * in its state. Called when the core discards a registry: after a
+     * discovery that ran out of host memory (the core then probes again on
+     * its next call), and by the loader tests. Vendor libraries stay loaded. */
     void (*shutdown)(void *state);
 
     /* == Devices == */

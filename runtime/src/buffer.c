@@ -35,7 +35,7 @@ xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer *
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: buffer is NULL", func);
     }
     *buffer = NULL;
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     if (size == 0) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
     }
@@ -64,9 +64,14 @@ xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer *
         free(b);
         return st;
     }
-    b->magic = XGPU__MAGIC_BUFFER;
     b->context = context;
     b->size = size;
+    st = xgpu__handle_add(b, XGPU__MAGIC_BUFFER, func);
+    if (st != XGPU_SUCCESS) {
+        context->ops->buffer_release(b->handle);
+        free(b);
+        return st;
+    }
     atomic_fetch_add(&context->live, 1);
     *buffer = b;
     return XGPU_SUCCESS;
@@ -76,11 +81,10 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     if (!buffer) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_release", "buffer");
+    XGPU__TAKE_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_release", "buffer");
     buffer->context->ops->buffer_release(buffer->handle);
     atomic_fetch_sub(&buffer->context->live, 1);
-    buffer->magic = XGPU__MAGIC_DEAD;
-    free(buffer);
+    xgpu__handle_retire(buffer);
     return XGPU_SUCCESS;
 }
 
@@ -91,7 +95,7 @@ static xgpu_status unsupported_native(const char *func, const xgpu_context *ctx)
 
 xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
     static const char *const func = "xgpu_buffer_native";
-    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
+    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
     if (!native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
     }
@@ -102,7 +106,7 @@ xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
 
 xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
     static const char *const func = "xgpu_queue_native";
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     if (!native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
     }
@@ -112,7 +116,7 @@ xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
 }
 
 xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
-    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_size", "buffer");
+    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_size", "buffer");
     if (!size) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "xgpu_buffer_size: size is NULL");
@@ -128,8 +132,8 @@ static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buff
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    XGPU__CHECK(buf, XGPU__MAGIC_BUFFER, func, "buffer");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(buf, XGPU__MAGIC_BUFFER, func, "buffer");
     xgpu_status st = check_same_context(func, queue, buf, "buffer");
     if (st) {
         return st;
@@ -171,9 +175,9 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    XGPU__CHECK(src, XGPU__MAGIC_BUFFER, func, "src");
-    XGPU__CHECK(dst, XGPU__MAGIC_BUFFER, func, "dst");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(src, XGPU__MAGIC_BUFFER, func, "src");
+    XGPU__CHECK_OR_RETURN(dst, XGPU__MAGIC_BUFFER, func, "dst");
     xgpu_status st = check_same_context(func, queue, src, "src");
     if (!st) {
         st = check_same_context(func, queue, dst, "dst");
@@ -222,8 +226,8 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
     xgpu_status st = check_same_context(func, queue, buffer, "buffer");
     if (st) {
         return st;

@@ -15,7 +15,7 @@ xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: context is NULL", func);
     }
     *context = NULL;
-    XGPU__CHECK(device, XGPU__MAGIC_DEVICE, func, "device");
+    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, func, "device");
     xgpu_context *c = calloc(1, sizeof *c);
     if (!c) {
         return out_of_host_memory(func);
@@ -26,10 +26,15 @@ xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
         free(c);
         return st;
     }
-    c->magic = XGPU__MAGIC_CONTEXT;
     c->device = device;
     c->ops = &b->ops;
     atomic_init(&c->live, 0);
+    st = xgpu__handle_add(c, XGPU__MAGIC_CONTEXT, func);
+    if (st != XGPU_SUCCESS) {
+        b->ops.context_release(c->handle);
+        free(c);
+        return st;
+    }
     pthread_mutex_init(&c->host_lock, NULL);
     pthread_mutex_init(&c->lib_lock, NULL);
     *context = c;
@@ -41,7 +46,9 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
     if (!context) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    /* Taken out of the registry first, so that no other thread can create
+     * objects in it while it is checked; put back when it is busy. */
+    XGPU__TAKE_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     pthread_mutex_lock(&context->lib_lock);
     long live = atomic_load(&context->live) - context->lib_objects;
     pthread_mutex_unlock(&context->lib_lock);
@@ -49,6 +56,9 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
     bool host_blocks = context->host_blocks != NULL;
     pthread_mutex_unlock(&context->host_lock);
     if (live > 0 || host_blocks) {
+        if (xgpu__handle_add(context, XGPU__MAGIC_CONTEXT, func) != XGPU_SUCCESS) {
+            return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+        }
         return xgpu__error(NULL, XGPU_ERROR_BUSY, 0, NULL,
                            "%s: %ld object(s)%s of this context are still alive; release "
                            "them first",
@@ -58,13 +68,12 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
     context->ops->context_release(context->handle);
     pthread_mutex_destroy(&context->host_lock);
     pthread_mutex_destroy(&context->lib_lock);
-    context->magic = XGPU__MAGIC_DEAD;
-    free(context);
+    xgpu__handle_retire(context);
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_context_get_device(const xgpu_context *context, xgpu_device **device) {
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, "xgpu_context_get_device", "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, "xgpu_context_get_device", "context");
     if (!device) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "xgpu_context_get_device: device is NULL");
@@ -79,7 +88,7 @@ xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: queue is NULL", func);
     }
     *queue = NULL;
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     xgpu_queue *q = calloc(1, sizeof *q);
     if (!q) {
         return out_of_host_memory(func);
@@ -89,15 +98,20 @@ xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
         free(q);
         return st;
     }
-    q->magic = XGPU__MAGIC_QUEUE;
     q->context = context;
+    st = xgpu__handle_add(q, XGPU__MAGIC_QUEUE, func);
+    if (st != XGPU_SUCCESS) {
+        context->ops->queue_release(q->handle);
+        free(q);
+        return st;
+    }
     atomic_fetch_add(&context->live, 1);
     *queue = q;
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_queue_finish(xgpu_queue *queue) {
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_finish", "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_finish", "queue");
     return queue->context->ops->queue_finish(queue->handle);
 }
 
@@ -105,15 +119,14 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
     if (!queue) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_release", "queue");
+    XGPU__TAKE_OR_RETURN(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_release", "queue");
     const xgpu_backend_ops *ops = queue->context->ops;
     xgpu_status st = ops->queue_finish(queue->handle);
     xgpu_buffer_release(queue->scratch);
     xgpu_buffer_release(queue->counter);
     ops->queue_release(queue->handle);
     atomic_fetch_sub(&queue->context->live, 1);
-    queue->magic = XGPU__MAGIC_DEAD;
-    free(queue);
+    xgpu__handle_retire(queue);
     return st;
 }
 
@@ -123,7 +136,7 @@ xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: ptr is NULL", func);
     }
     *ptr = NULL;
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     if (size == 0) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
     }
@@ -146,7 +159,7 @@ xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
 
 xgpu_status xgpu_host_free(xgpu_context *context, void *ptr) {
     static const char *const func = "xgpu_host_free";
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     if (!ptr) {
         return XGPU_SUCCESS;
     }

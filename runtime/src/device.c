@@ -26,8 +26,10 @@ xgpu_status xgpu_backend_count(uint32_t *count) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "xgpu_backend_count: count is NULL");
     }
-    *count = xgpu__registry_get()->backend_count;
-    return XGPU_SUCCESS;
+    const xgpu__registry *reg;
+    xgpu_status st = xgpu__registry_get(&reg, "xgpu_backend_count");
+    *count = st ? 0 : reg->backend_count;
+    return st;
 }
 
 /* Copies a struct the caller may have compiled at an older, smaller size. */
@@ -45,7 +47,11 @@ static xgpu_status copy_sized(void *dst, size_t dst_size, const void *src, size_
 }
 
 xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_t info_size) {
-    const xgpu__registry *reg = xgpu__registry_get();
+    const xgpu__registry *reg;
+    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_backend_get_info");
+    if (reg_st != XGPU_SUCCESS) {
+        return reg_st;
+    }
     if (index >= reg->backend_count) {
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
                            "xgpu_backend_get_info: index %u, but there are %u backends", index,
@@ -68,7 +74,11 @@ xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_
 xgpu_status xgpu_backend_get_library(uint32_t backend, uint32_t library, xgpu_library_info *info,
                                      size_t info_size) {
     static const char *const func = "xgpu_backend_get_library";
-    const xgpu__registry *reg = xgpu__registry_get();
+    const xgpu__registry *reg;
+    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_backend_get_library");
+    if (reg_st != XGPU_SUCCESS) {
+        return reg_st;
+    }
     if (backend >= reg->backend_count) {
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
                            "%s: backend %u, but there are %u backends", func, backend,
@@ -89,8 +99,10 @@ xgpu_status xgpu_device_count(uint32_t *count) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "xgpu_device_count: count is NULL");
     }
-    *count = xgpu__registry_get()->device_count;
-    return XGPU_SUCCESS;
+    const xgpu__registry *reg;
+    xgpu_status st = xgpu__registry_get(&reg, "xgpu_device_count");
+    *count = st ? 0 : reg->device_count;
+    return st;
 }
 
 /* "no device: backend opencl: <reason>; backend cuda: <reason>" */
@@ -113,7 +125,11 @@ xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
                            "xgpu_device_get: device is NULL");
     }
     *device = NULL;
-    const xgpu__registry *reg = xgpu__registry_get();
+    const xgpu__registry *reg;
+    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_device_get");
+    if (reg_st != XGPU_SUCCESS) {
+        return reg_st;
+    }
     if (index >= reg->device_count) {
         char what[96];
         snprintf(what, sizeof what, "no device %u (%u found)", index, reg->device_count);
@@ -171,7 +187,11 @@ xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: '%s': '%s' is not a device index", func, selector, colon + 1);
     }
-    const xgpu__registry *reg = xgpu__registry_get();
+    const xgpu__registry *reg;
+    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_device_select");
+    if (reg_st != XGPU_SUCCESS) {
+        return reg_st;
+    }
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         const xgpu__backend *b = &reg->backends[i];
         if (strcmp(b->name, name)) {
@@ -197,7 +217,7 @@ xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
 
 xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes) {
     static const char *const func = "xgpu_device_free_memory";
-    XGPU__CHECK(device, XGPU__MAGIC_DEVICE, func, "device");
+    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, func, "device");
     if (!free_bytes) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: free_bytes is NULL",
                            func);
@@ -213,7 +233,7 @@ xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_by
 xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                  size_t info_size) {
     xgpu_status st =
-        xgpu__check_handle(device, XGPU__MAGIC_DEVICE, "xgpu_device_get_info", "device");
+        xgpu__handle_check(device, XGPU__MAGIC_DEVICE, "xgpu_device_get_info", "device");
     if (st) {
         return st;
     }

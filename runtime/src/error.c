@@ -93,23 +93,6 @@ void xgpu__clear_error(void) {
     tl_error.message[0] = '\0';
 }
 
-xgpu_status xgpu__check_handle(const void *handle, uint32_t magic, const char *func,
-                               const char *what) {
-    if (!handle) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL, "%s: %s is NULL", func, what);
-    }
-    uint32_t found = *(const uint32_t *)handle;
-    if (found == magic) {
-        return XGPU_SUCCESS;
-    }
-    if (found == XGPU__MAGIC_DEAD) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL, "%s: %s was already released",
-                           func, what);
-    }
-    return xgpu__error(NULL, XGPU_ERROR_INVALID_HANDLE, 0, NULL,
-                       "%s: %s is not a valid handle of that type", func, what);
-}
-
 void xgpu__set_build_log(const char *log) {
     pthread_once(&build_log_once, build_log_key_init);
     free(pthread_getspecific(build_log_key));

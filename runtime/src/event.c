@@ -13,9 +13,14 @@ xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_ev
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
                            "event: malloc failed (the operation itself was enqueued)");
     }
-    e->magic = XGPU__MAGIC_EVENT;
     e->context = context;
     e->handle = backend_event;
+    xgpu_status st = xgpu__handle_add(e, XGPU__MAGIC_EVENT, "event");
+    if (st != XGPU_SUCCESS) {
+        context->ops->event_release(backend_event);
+        free(e);
+        return st;
+    }
     atomic_fetch_add(&context->live, 1);
     *event = e;
     return XGPU_SUCCESS;
@@ -27,21 +32,21 @@ xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: event is NULL", func);
     }
     *event = NULL;
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     void *ev = NULL;
     xgpu_status st = queue->context->ops->queue_record_event(queue->handle, &ev);
     return st ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
 xgpu_status xgpu_event_wait(xgpu_event *event) {
-    XGPU__CHECK(event, XGPU__MAGIC_EVENT, "xgpu_event_wait", "event");
+    XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_wait", "event");
     return event->context->ops->event_wait(event->handle);
 }
 
 xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms) {
     static const char *const func = "xgpu_event_elapsed_ms";
-    XGPU__CHECK(start, XGPU__MAGIC_EVENT, func, "start");
-    XGPU__CHECK(end, XGPU__MAGIC_EVENT, func, "end");
+    XGPU__CHECK_OR_RETURN(start, XGPU__MAGIC_EVENT, func, "start");
+    XGPU__CHECK_OR_RETURN(end, XGPU__MAGIC_EVENT, func, "end");
     if (!ms) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: ms is NULL", func);
     }
@@ -61,10 +66,9 @@ xgpu_status xgpu_event_release(xgpu_event *event) {
     if (!event) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(event, XGPU__MAGIC_EVENT, "xgpu_event_release", "event");
+    XGPU__TAKE_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_release", "event");
     event->context->ops->event_release(event->handle);
     atomic_fetch_sub(&event->context->live, 1);
-    event->magic = XGPU__MAGIC_DEAD;
-    free(event);
+    xgpu__handle_retire(event);
     return XGPU_SUCCESS;
 }

@@ -9,8 +9,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* Object type tags, checked on every API call to catch NULL, wrong-type and
- * (best effort) released handles with a clear error instead of a crash. */
+/* Object types in the handle registry (handle.c), checked on every API
+ * call to refuse NULL, wrong-type, foreign and released handles with a
+ * clear error instead of a crash. */
 enum {
     XGPU__MAGIC_DEVICE = 0x58444556,  /* "XDEV" */
     XGPU__MAGIC_CONTEXT = 0x58435458, /* "XCTX" */
@@ -18,8 +19,7 @@ enum {
     XGPU__MAGIC_BUFFER = 0x58425546,  /* "XBUF" */
     XGPU__MAGIC_PROGRAM = 0x58505247, /* "XPRG" */
     XGPU__MAGIC_KERNEL = 0x584b524e,  /* "XKRN" */
-    XGPU__MAGIC_EVENT = 0x58455654,   /* "XEVT" */
-    XGPU__MAGIC_DEAD = 0x44454144     /* "DEAD": released */
+    XGPU__MAGIC_EVENT = 0x58455654    /* "XEVT" */
 };
 
 /* ---- error.c ---- */
@@ -28,13 +28,34 @@ xgpu_status xgpu__error(const char *backend, xgpu_status status, long long nativ
     __attribute__((format(printf, 5, 6)));
 xgpu_status xgpu__verror(const char *backend, xgpu_status status, long long native_code,
                          const char *native_name, const char *fmt, va_list ap);
-/* Error for a bad handle: "func: what is NULL" or "... not a valid ...". */
-xgpu_status xgpu__check_handle(const void *handle, uint32_t magic, const char *func,
+/* ---- handle.c: the registry of live handles ---- */
+/* Enters a new object; XGPU_ERROR_OUT_OF_HOST_MEMORY when the registry
+ * cannot grow. */
+xgpu_status xgpu__handle_add(void *object, uint32_t magic, const char *func);
+/* SUCCESS when `handle` is a live object of type `magic`; otherwise
+ * XGPU_ERROR_INVALID_HANDLE with "func: what is NULL", "... was already
+ * released", ... The handle is never dereferenced. */
+xgpu_status xgpu__handle_check(const void *handle, uint32_t magic, const char *func,
                                const char *what);
-/* Returns from the calling function when a handle is invalid. */
-#define XGPU__CHECK(h, magic, func, what)                                                          \
+/* Like xgpu__handle_check, and on success takes the handle out of the
+ * registry in the same step, so that of two racing releases one wins. */
+xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, const char *what);
+/* Returns from the calling function when a handle cannot be taken. */
+#define XGPU__TAKE_OR_RETURN(h, magic, func, what)                                                 \
     do {                                                                                           \
-        xgpu_status check_st_ = xgpu__check_handle((h), (magic), (func), (what));                  \
+        xgpu_status take_st_ = xgpu__handle_take((h), (magic), (func), (what));                    \
+        if (take_st_ != XGPU_SUCCESS) {                                                            \
+            return take_st_;                                                                       \
+        }                                                                                          \
+    } while (0)
+/* Takes an object out of the registry, if it is there (creation undone). */
+void xgpu__handle_remove(void *handle);
+/* Frees a released object's memory later (see handle.c). */
+void xgpu__handle_retire(void *object);
+/* Returns from the calling function when a handle is invalid. */
+#define XGPU__CHECK_OR_RETURN(h, magic, func, what)                                                \
+    do {                                                                                           \
+        xgpu_status check_st_ = xgpu__handle_check((h), (magic), (func), (what));                  \
         if (check_st_ != XGPU_SUCCESS) {                                                           \
             return check_st_;                                                                      \
         }                                                                                          \
@@ -58,6 +79,23 @@ void xgpu__library_record(const char *backend, const char *name, const char *pat
 uint32_t xgpu__library_count(const char *backend);
 bool xgpu__library_get(const char *backend, uint32_t index, xgpu_library_info *out);
 
+/* ---- env_parse.c: pure parsers of XGPU_* values ---- */
+#define XGPU__MAX_LISTED_BACKENDS 16
+typedef struct xgpu__backend_list {
+    size_t count;
+    char names[XGPU__MAX_LISTED_BACKENDS][32];
+} xgpu__backend_list;
+/* XGPU_BACKENDS: names of [a-z0-9_-], 1..31 characters, separated by
+ * commas or spaces; at least one. False with a reason in err otherwise. */
+bool xgpu__backend_list_parse(const char *list, xgpu__backend_list *out, char *err,
+                              size_t err_size);
+/* Whether `name` is in the list; a NULL list holds every name. */
+bool xgpu__backend_list_has(const xgpu__backend_list *list, const char *name);
+/* XGPU_GEMM_PARAMS: "tile_m,tile_n,tile_k,work_m,work_n[,vector_width]",
+ * each a decimal number in 1..XGPU__GEMM_PARAM_MAX, nothing else. */
+#define XGPU__GEMM_PARAM_MAX 1024
+bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err, size_t err_size);
+
 /* ---- loader.c ---- */
 typedef struct xgpu__backend {
     char name[32];
@@ -72,7 +110,6 @@ typedef struct xgpu__backend {
 } xgpu__backend;
 
 struct xgpu_device {
-    uint32_t magic;
     xgpu__backend *backend;
     uint32_t index; /* within the backend */
     uint32_t global_index;
@@ -94,12 +131,17 @@ typedef struct xgpu__loader_config {
     const char *install_dir; /* the compiled-in plugin directory */
 } xgpu__loader_config;
 
-/* Finds, negotiates and probes plugins. Never fails: problems become
- * unavailable backends with reasons. Exposed for the loader tests. */
-void xgpu__registry_load(const xgpu__loader_config *config, xgpu__registry *registry);
+/* Finds, negotiates and probes plugins. Problems become unavailable
+ * backends with reasons; the only failure is XGPU_ERROR_OUT_OF_HOST_MEMORY
+ * (the registry is then partly filled: free it). Exposed for the loader
+ * tests. */
+xgpu_status xgpu__registry_load(const xgpu__loader_config *config, xgpu__registry *registry);
+/* Calls every available backend's shutdown hook and frees the registry. */
 void xgpu__registry_free(xgpu__registry *registry);
-/* The process-wide registry, loaded once from the environment. */
-const xgpu__registry *xgpu__registry_get(void);
+/* The process-wide registry, loaded from the environment on first use.
+ * XGPU_ERROR_OUT_OF_HOST_MEMORY (error set, naming func) when the load ran
+ * out of memory; nothing of it is kept and the next call loads again. */
+xgpu_status xgpu__registry_get(const xgpu__registry **registry, const char *func);
 /* Fills NULL optional hooks of `ops` with core defaults. */
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops);
 extern const xgpu_core_services xgpu__services;
@@ -114,7 +156,6 @@ typedef struct xgpu__host_block {
 struct xgpu__lib_entry;
 
 struct xgpu_context {
-    uint32_t magic;
     xgpu_device *device;
     const xgpu_backend_ops *ops;
     void *handle;
@@ -128,7 +169,6 @@ struct xgpu_context {
 };
 
 struct xgpu_queue {
-    uint32_t magic;
     xgpu_context *context;
     void *handle;
     xgpu_buffer *scratch; /* partial results of library reductions */
@@ -136,23 +176,27 @@ struct xgpu_queue {
 };
 
 struct xgpu_buffer {
-    uint32_t magic;
     xgpu_context *context;
     void *handle;
     size_t size;
 };
 
 struct xgpu_event {
-    uint32_t magic;
     xgpu_context *context;
     void *handle;
 };
 
 /* A kernel's parameter list as read from its dialect source. */
-#define XGPU__MAX_KERNEL_PARAMS 64
+typedef enum xgpu__scalar_class {
+    XGPU__CLASS_OTHER = 0, /* vectors, user types: only the size is checked */
+    XGPU__CLASS_FLOAT,
+    XGPU__CLASS_INTEGER
+} xgpu__scalar_class;
+
 typedef struct xgpu__kernel_param {
     xgpu_arg_kind kind;
     size_t scalar_size; /* 0 when the type's size is not known */
+    xgpu__scalar_class scalar_class;
     char name[64];
     char type[64];
 } xgpu__kernel_param;
@@ -160,16 +204,18 @@ typedef struct xgpu__kernel_param {
 typedef struct xgpu__kernel_sig {
     bool known;
     uint32_t count;
-    xgpu__kernel_param params[XGPU__MAX_KERNEL_PARAMS];
+    xgpu__kernel_param *params; /* count entries, malloc'ed; NULL when count is 0 */
 } xgpu__kernel_sig;
 
 /* ---- kernel_sig.c ---- */
 /* Reads kernel `name`'s parameters from dialect `source`. Returns false
- * (sig->known = false) when no such XGPU_KERNEL definition is found. */
-bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_sig *sig);
+ * (sig->known = false, nothing to free) when no such XGPU_KERNEL definition
+ * is found or memory runs out (*oom set when oom is not NULL). */
+bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_sig *sig, bool *oom);
+void xgpu__kernel_sig_free(xgpu__kernel_sig *sig);
 
 struct xgpu_program {
-    uint32_t magic;
+    atomic_int refs; /* the handle's and one per kernel: a kernel keeps its program */
     xgpu_context *context;
     void *handle;
     char *source; /* the user's source, for kernel signatures */
@@ -177,8 +223,7 @@ struct xgpu_program {
 };
 
 struct xgpu_kernel {
-    uint32_t magic;
-    xgpu_program *program;
+    xgpu_program *program; /* holds a reference */
     void *handle;
     xgpu_kernel_props props;
     xgpu__kernel_sig sig;

@@ -10,20 +10,27 @@
 
 /* Sizes of the scalar types a kernel parameter may have, as the dialect
  * defines them on every target. */
+#define F XGPU__CLASS_FLOAT
+#define I XGPU__CLASS_INTEGER
+#define O XGPU__CLASS_OTHER
 static const struct {
     const char *type;
     size_t size;
+    xgpu__scalar_class cls;
 } scalar_types[] = {
-    {"char", 1},           {"uchar", 1},      {"signed char", 1}, {"unsigned char", 1},
-    {"xgpu_i8", 1},        {"xgpu_u8", 1},    {"short", 2},       {"ushort", 2},
-    {"unsigned short", 2}, {"half", 2},       {"xgpu_i16", 2},    {"xgpu_u16", 2},
-    {"xgpu_f16", 2},       {"int", 4},        {"uint", 4},        {"unsigned", 4},
-    {"unsigned int", 4},   {"signed int", 4}, {"float", 4},       {"xgpu_i32", 4},
-    {"xgpu_u32", 4},       {"xgpu_f32", 4},   {"long", 8},        {"ulong", 8},
-    {"unsigned long", 8},  {"double", 8},     {"xgpu_i64", 8},    {"xgpu_u64", 8},
-    {"xgpu_f64", 8},       {"float2", 8},     {"int2", 8},        {"uint2", 8},
-    {"float4", 16},        {"int4", 16},      {"uint4", 16},      {"double2", 16},
+    {"char", 1, I},           {"uchar", 1, I},      {"signed char", 1, I}, {"unsigned char", 1, I},
+    {"xgpu_i8", 1, I},        {"xgpu_u8", 1, I},    {"short", 2, I},       {"ushort", 2, I},
+    {"unsigned short", 2, I}, {"half", 2, F},       {"xgpu_i16", 2, I},    {"xgpu_u16", 2, I},
+    {"xgpu_f16", 2, F},       {"int", 4, I},        {"uint", 4, I},        {"unsigned", 4, I},
+    {"unsigned int", 4, I},   {"signed int", 4, I}, {"float", 4, F},       {"xgpu_i32", 4, I},
+    {"xgpu_u32", 4, I},       {"xgpu_f32", 4, F},   {"long", 8, I},        {"ulong", 8, I},
+    {"unsigned long", 8, I},  {"double", 8, F},     {"xgpu_i64", 8, I},    {"xgpu_u64", 8, I},
+    {"xgpu_f64", 8, F},       {"float2", 8, O},     {"int2", 8, O},        {"uint2", 8, O},
+    {"float4", 16, O},        {"int4", 16, O},      {"uint4", 16, O},      {"double2", 16, O},
 };
+#undef F
+#undef I
+#undef O
 
 static const char *const qualifiers[] = {"const",        "volatile",  "restrict", "XGPU_RESTRICT",
                                          "__restrict__", "__private", "private"};
@@ -106,13 +113,14 @@ static void append_word(char *dst, size_t cap, const char *word, size_t len) {
     dst[used + len] = '\0';
 }
 
-static size_t scalar_size(const char *type) {
+static void scalar_type(const char *type, xgpu__kernel_param *out) {
     for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
         if (!strcmp(type, scalar_types[i].type)) {
-            return scalar_types[i].size;
+            out->scalar_size = scalar_types[i].size;
+            out->scalar_class = scalar_types[i].cls;
+            return;
         }
     }
-    return 0;
 }
 
 /* Splits one parameter text [b, e) into kind, type and name. */
@@ -174,15 +182,32 @@ static bool parse_param(const char *b, const char *e, xgpu__kernel_param *out) {
     snprintf(out->name, sizeof out->name, "%.*s", (int)last_len, last);
     snprintf(out->type, sizeof out->type, "%s", type);
     if (out->kind == XGPU_ARG_SCALAR) {
-        out->scalar_size = scalar_size(type);
+        scalar_type(type, out);
     }
     return true;
 }
 
-static bool parse_params(const char *open, xgpu__kernel_sig *sig) {
+/* Room for one more parameter; false when memory runs out. */
+static bool grow(xgpu__kernel_sig *sig, uint32_t *cap, bool *oom) {
+    if (sig->count < *cap) {
+        return true;
+    }
+    uint32_t n = *cap ? *cap * 2 : 8;
+    xgpu__kernel_param *p = n > *cap ? realloc(sig->params, (size_t)n * sizeof *p) : NULL;
+    if (!p) {
+        *oom = true;
+        return false;
+    }
+    sig->params = p;
+    *cap = n;
+    return true;
+}
+
+static bool parse_params(const char *open, xgpu__kernel_sig *sig, bool *oom) {
     const char *p = open + 1;
     const char *start = p;
     int depth = 0;
+    uint32_t cap = 0;
     sig->count = 0;
     for (;; p++) {
         if (!*p) {
@@ -206,7 +231,7 @@ static bool parse_params(const char *open, xgpu__kernel_sig *sig) {
             if (*p == ')' && sig->count == 0 && empty) {
                 return true;
             }
-            if (empty || sig->count == XGPU__MAX_KERNEL_PARAMS ||
+            if (empty || sig->count == UINT32_MAX || !grow(sig, &cap, oom) ||
                 !parse_param(b, e, &sig->params[sig->count])) {
                 return false;
             }
@@ -219,11 +244,24 @@ static bool parse_params(const char *open, xgpu__kernel_sig *sig) {
     }
 }
 
-bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_sig *sig) {
+void xgpu__kernel_sig_free(xgpu__kernel_sig *sig) {
+    free(sig->params);
     memset(sig, 0, sizeof *sig);
+}
+
+bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_sig *sig,
+                            bool *oom) {
+    bool no_memory = false;
+    memset(sig, 0, sizeof *sig);
+    if (oom) {
+        *oom = false;
+    }
     size_t len = strlen(source);
     char *text = malloc(len + 1);
     if (!text) {
+        if (oom) {
+            *oom = true;
+        }
         return false;
     }
     memcpy(text, source, len + 1);
@@ -256,9 +294,18 @@ bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_s
         if (*q != '(') {
             continue;
         }
-        found = parse_params(q, sig);
+        found = parse_params(q, sig, &no_memory);
+        if (!found) {
+            xgpu__kernel_sig_free(sig);
+        }
+        if (no_memory) {
+            break;
+        }
     }
     free(text);
+    if (oom) {
+        *oom = no_memory;
+    }
     sig->known = found;
     return found;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define XGPU__MAX_ITEMS_PER_DIM ((uint64_t)1 << 32)
+
 static const char *kind_name(xgpu_arg_kind k) {
     switch (k) {
     case XGPU_ARG_BUFFER:
@@ -31,17 +33,20 @@ static xgpu_status check_range(const xgpu_kernel *k, const xgpu_range *r) {
                            r->dims);
     }
     const xgpu_device_info *info = &k->program->context->device->info;
-    uint64_t per_group = 1;
+    uint64_t per_group = 1, total = 1;
     for (uint32_t d = 0; d < r->dims; d++) {
         if (r->groups[d] == 0 || r->group_size[d] == 0) {
             return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
                                "%s: kernel '%s': %s[%u] is 0", func, k->name,
                                r->groups[d] ? "group_size" : "groups", d);
         }
-        if (r->groups[d] > SIZE_MAX / r->group_size[d]) {
+        /* Work-item ids are 32-bit in the dialect (and OpenCL's global
+         * size is groups x group_size in a size_t). */
+        if (r->groups[d] > XGPU__MAX_ITEMS_PER_DIM / r->group_size[d]) {
             return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
-                               "%s: kernel '%s': groups[%u] x group_size[%u] = %zu x %zu "
-                               "overflows",
+                               "%s: kernel '%s': groups[%u] x group_size[%u] = %zu x %zu is more "
+                               "than 2^32 work-items in one dimension; work-item ids are "
+                               "32-bit",
                                func, k->name, d, d, r->groups[d], r->group_size[d]);
         }
         if (info->max_groups[d] && r->groups[d] > info->max_groups[d]) {
@@ -59,6 +64,13 @@ static xgpu_status check_range(const xgpu_kernel *k, const xgpu_range *r) {
                                (unsigned long long)info->max_group_dims[d]);
         }
         per_group *= r->group_size[d];
+        uint64_t items = (uint64_t)r->groups[d] * r->group_size[d];
+        if (total > UINT64_MAX / items) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': the launch has more than 2^64 work-items in all",
+                               func, k->name);
+        }
+        total *= items;
     }
     size_t max = 0;
     xgpu_kernel_max_group_size(k, &max);
@@ -77,10 +89,16 @@ static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a
     static const char *const func = "xgpu_launch";
     const xgpu_context *ctx = k->program->context;
     const xgpu__kernel_param *p = k->sig.known ? &k->sig.params[i] : NULL;
+    if (a->kind == XGPU_ARG_SCALAR && (a->type < XGPU_SCALAR_RAW || a->type > XGPU_SCALAR_FLOAT)) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' argument %u: scalar type %d is not an "
+                           "xgpu_scalar_type (use xgpu_arg_i32, ..., xgpu_arg_bytes)",
+                           func, k->name, i, (int)a->type);
+    }
     const char *pname = p ? p->name : "?";
     switch (a->kind) {
     case XGPU_ARG_BUFFER: {
-        xgpu_status st = xgpu__check_handle(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
+        xgpu_status st = xgpu__handle_check(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
         if (st) {
             /* The handle check's message is rewritten here: copy it first,
              * it lives in the buffer the new message is formatted into. */
@@ -133,6 +151,18 @@ static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a
                            "%s: kernel '%s' argument %u (%s %s) takes %zu bytes, %zu given", func,
                            k->name, i, p->type, p->name, p->scalar_size, a->size);
     }
+    if (a->kind == XGPU_ARG_SCALAR && a->type != XGPU_SCALAR_RAW &&
+        p->scalar_class != XGPU__CLASS_OTHER &&
+        (a->type == XGPU_SCALAR_FLOAT) != (p->scalar_class == XGPU__CLASS_FLOAT)) {
+        bool want_float = p->scalar_class == XGPU__CLASS_FLOAT;
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' argument %u (%s %s) is %s parameter, but %s argument "
+                           "was given; pass it with %s (or xgpu_arg_bytes for raw bytes)",
+                           func, k->name, i, p->type, p->name,
+                           want_float ? "a floating-point" : "an integer",
+                           want_float ? "an integer" : "a floating-point",
+                           want_float ? "xgpu_arg_f32/xgpu_arg_f64" : "xgpu_arg_i32/u32/i64/u64");
+    }
     return XGPU_SUCCESS;
 }
 
@@ -141,6 +171,18 @@ static xgpu_status check_args(const xgpu_kernel *k, size_t count, const xgpu_arg
     if (count && !args) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: arg_count is %zu but args is NULL", func, count);
+    }
+    if (!k->sig.known && k->props.arg_count == XGPU_ARG_COUNT_UNKNOWN) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s': its parameter list could not be read from the "
+                           "source (is it declared through a macro?), and backend %s cannot "
+                           "count its parameters; declare it as XGPU_KERNEL void %s(...)",
+                           func, k->name, k->program->context->device->info.backend, k->name);
+    }
+    if (!k->sig.known && count != k->props.arg_count) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                           "%s: kernel '%s' takes %u argument(s), %zu given", func, k->name,
+                           k->props.arg_count, count);
     }
     if (k->sig.known && count != k->sig.count) {
         char names[512] = "";
@@ -162,6 +204,12 @@ static xgpu_status check_args(const xgpu_kernel *k, size_t count, const xgpu_arg
             return st;
         }
         if (args[i].kind == XGPU_ARG_LOCAL) {
+            if (args[i].size > UINT64_MAX - local_total) {
+                return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                                   "%s: kernel '%s': the local memory arguments add up to more "
+                                   "than 2^64 bytes",
+                                   func, k->name);
+            }
             local_total += args[i].size;
         }
     }
@@ -180,8 +228,8 @@ xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     xgpu_context *ctx = queue->context;
     if (kernel->program->context != ctx) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

@@ -150,7 +150,7 @@ xgpu_status xgpu__queue_scratch(xgpu_queue *queue, size_t size, xgpu_buffer **bu
 
 xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgpu_queue *queue,
                                    const xgpu_buffer *buffer, size_t offset, size_t bytes) {
-    XGPU__CHECK(buffer, XGPU__MAGIC_BUFFER, func, what);
+    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, what);
     if (buffer->context != queue->context) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: %s belongs to another context than the queue", func, what);

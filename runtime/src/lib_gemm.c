@@ -55,6 +55,14 @@ void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, 
 
 static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
                                 size_t elem) {
+    const uint32_t fields[] = {p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (fields[i] > XGPU__GEMM_PARAM_MAX) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                               "%s: params %u,%u,%u,%u,%u: each must be 1..%d", func, p->tile_m,
+                               p->tile_n, p->tile_k, p->work_m, p->work_n, XGPU__GEMM_PARAM_MAX);
+        }
+    }
     if (!p->tile_m || !p->tile_n || !p->tile_k || !p->work_m || !p->work_n ||
         p->tile_m % p->work_m || p->tile_n % p->work_n) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
@@ -76,10 +84,10 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
                            "the vector width must divide both tiles (%u and %u elements), and "
                            "the tiles' sides the vector width",
                            func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw,
-                           (unsigned long long)threads, p->tile_m * p->tile_k,
-                           p->tile_k * p->tile_n);
+                           (unsigned long long)threads, (unsigned)(p->tile_m * p->tile_k),
+                           (unsigned)(p->tile_k * p->tile_n));
     }
-    uint64_t local = (uint64_t)p->tile_k * (p->tile_m + 1 + p->tile_n + 1) * elem;
+    uint64_t local = (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
     if ((info->max_group_size && threads > info->max_group_size) ||
         (info->local_mem_bytes && local > info->local_mem_bytes)) {
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
@@ -93,15 +101,19 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
     return XGPU_SUCCESS;
 }
 
-/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]" */
-static bool env_params(xgpu_gemm_params *p) {
+/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]".
+ * *found is false when it is unset; a malformed value is an error naming
+ * the variable, never half-read. */
+static xgpu_status env_params(xgpu_gemm_params *p, bool *found) {
     const char *v = getenv("XGPU_GEMM_PARAMS");
-    unsigned a, b, c, d, e, f = 1;
-    if (!v || sscanf(v, "%u,%u,%u,%u,%u,%u", &a, &b, &c, &d, &e, &f) < 5) {
-        return false;
+    *found = v != NULL;
+    char why[160];
+    if (v && !xgpu__gemm_params_parse(v, p, why, sizeof why)) {
+        *found = false;
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", func, v, why);
     }
-    *p = (xgpu_gemm_params){a, b, c, d, e, f};
-    return true;
+    return XGPU_SUCCESS;
 }
 
 static size_t storage_size(xgpu_dtype dtype) {
@@ -110,13 +122,15 @@ static size_t storage_size(xgpu_dtype dtype) {
 
 xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                      xgpu_gemm_params *params) {
-    XGPU__CHECK(device, XGPU__MAGIC_DEVICE, "xgpu_gemm_default_params", "device");
+    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, "xgpu_gemm_default_params", "device");
     if (!params) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "xgpu_gemm_default_params: params is NULL");
     }
-    if (env_params(params)) {
-        return XGPU_SUCCESS;
+    bool from_env = false;
+    xgpu_status st = env_params(params, &from_env);
+    if (st != XGPU_SUCCESS || from_env) {
+        return st;
     }
     bool cpu = device->info.type == XGPU_DEVICE_TYPE_CPU;
     bool f64 = dtype == XGPU_F64;
@@ -137,6 +151,14 @@ static xgpu_status check_matrix(const xgpu_queue *q, const char *name, const xgp
                            "%s: %s is stored %zu x %zu, so its leading dimension must be at "
                            "least %zu, not %zu",
                            func, what, rows, cols, cols ? cols : 1, mat->ld);
+    }
+    /* The kernel indexes with 32 bits: ld and the span must fit, checked
+     * before anything is multiplied (ld = 2^63 used to wrap the span). */
+    if (mat->ld > UINT32_MAX || (rows > 1 && mat->ld > (UINT32_MAX - cols) / (rows - 1))) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: %s: %zu rows with leading dimension %zu span more than 2^32 "
+                           "elements: xgpu_gemm indexes with 32 bits",
+                           func, what, rows, mat->ld);
     }
     size_t elems = (rows - 1) * mat->ld + cols;
     if (mat->offset > UINT32_MAX || elems > UINT32_MAX - mat->offset) {
@@ -159,7 +181,7 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     if (!d) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: desc is NULL", func);
     }

@@ -114,7 +114,7 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     xgpu_dtype result = xgpu_reduce_result_dtype(op, dtype);
     if (!result) {
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,

@@ -23,7 +23,7 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     if (op < XGPU_STREAM_COPY || op > XGPU_STREAM_DOT) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: op %d is not an xgpu_stream_op", func, (int)op);

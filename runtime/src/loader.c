@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ typedef struct candidate_list {
     size_t count;
     size_t cap;
     char searched[2048]; /* directories searched, for reasons */
+    bool oom;            /* a plugin could not be listed: the load is transient */
 } candidate_list;
 
 static int backend_rank(const char *name) {
@@ -49,29 +51,6 @@ static int backend_rank(const char *name) {
         }
     }
     return (int)KNOWN_COUNT;
-}
-
-/* Is `name` in the ','-separated list (NULL list = everything)? */
-static bool name_in_list(const char *list, const char *name) {
-    if (!list) {
-        return true;
-    }
-    size_t n = strlen(name);
-    const char *p = list;
-    while (*p) {
-        while (*p == ',' || *p == ' ') {
-            p++;
-        }
-        const char *end = p;
-        while (*end && *end != ',' && *end != ' ') {
-            end++;
-        }
-        if ((size_t)(end - p) == n && !strncmp(p, name, n)) {
-            return true;
-        }
-        p = end;
-    }
-    return false;
 }
 
 static candidate *find_candidate(candidate_list *list, const char *name) {
@@ -94,6 +73,7 @@ static void add_candidate(candidate_list *list, const char *name, const char *pa
         candidate *items = realloc(list->items, cap * sizeof *items);
         if (!items) {
             xgpu__log("loader", XGPU_LOG_ERROR, "out of memory listing plugins");
+            list->oom = true;
             return;
         }
         list->items = items;
@@ -104,7 +84,7 @@ static void add_candidate(candidate_list *list, const char *name, const char *pa
     snprintf(c->path, sizeof c->path, "%s", path);
 }
 
-static void scan_dir(candidate_list *list, const char *dir, const char *filter) {
+static void scan_dir(candidate_list *list, const char *dir, const xgpu__backend_list *filter) {
     if (!dir || !*dir) {
         return;
     }
@@ -116,6 +96,9 @@ static void scan_dir(candidate_list *list, const char *dir, const char *filter) 
     snprintf(list->searched + used, sizeof list->searched - used, "%s%s", used ? ", " : "", dir);
     DIR *d = opendir(dir);
     if (!d) {
+        if (errno == ENOMEM) {
+            list->oom = true;
+        }
         xgpu__log("loader", XGPU_LOG_DEBUG, "skip directory %s: cannot open", dir);
         return;
     }
@@ -142,7 +125,7 @@ static void scan_dir(candidate_list *list, const char *dir, const char *filter) 
             xgpu__log("loader", XGPU_LOG_DEBUG, "skip %s/%s: path too long", dir, f);
             continue;
         }
-        if (!name_in_list(filter, name)) {
+        if (!xgpu__backend_list_has(filter, name)) {
             xgpu__log("loader", XGPU_LOG_DEBUG, "skip %s: not in XGPU_BACKENDS", path);
             continue;
         }
@@ -151,12 +134,14 @@ static void scan_dir(candidate_list *list, const char *dir, const char *filter) 
     closedir(d);
 }
 
-static void scan_path_list(candidate_list *list, const char *paths, const char *filter) {
+static void scan_path_list(candidate_list *list, const char *paths,
+                           const xgpu__backend_list *filter) {
     if (!paths) {
         return;
     }
     char *copy = strdup(paths);
     if (!copy) {
+        list->oom = true;
         return;
     }
     char *save = NULL;
@@ -328,19 +313,23 @@ static void *load_thread(void *backend) {
 }
 
 /* Backends are independent: probe them concurrently, so that start-up
- * costs the slowest vendor stack rather than the sum of all of them. */
+ * costs the slowest vendor stack rather than the sum of all of them. A
+ * backend whose thread cannot be started is probed on the calling thread. */
 static void load_all(xgpu__backend *backends, uint32_t count) {
     pthread_t *threads = calloc(count ? count : 1, sizeof *threads);
     bool *started = calloc(count ? count : 1, sizeof *started);
     for (uint32_t i = 0; i < count; i++) {
-        started[i] =
+        bool on_thread =
             threads && started && pthread_create(&threads[i], NULL, load_thread, &backends[i]) == 0;
-        if (!started[i]) {
+        if (started) {
+            started[i] = on_thread;
+        }
+        if (!on_thread) {
             load_backend(&backends[i]);
         }
     }
-    for (uint32_t i = 0; i < count; i++) {
-        if (started && started[i]) {
+    for (uint32_t i = 0; started && threads && i < count; i++) {
+        if (started[i]) {
             pthread_join(threads[i], NULL);
         }
     }
@@ -357,44 +346,79 @@ static int compare_backends(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-static void add_missing(xgpu__registry *reg, size_t *cap, const char *name,
-                        const candidate_list *list) {
+static xgpu__backend *add_missing(xgpu__registry *reg, size_t cap, const char *name) {
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         if (!strcmp(reg->backends[i].name, name)) {
-            return;
+            return NULL;
         }
     }
-    if (reg->backend_count == *cap) {
-        return;
+    if (reg->backend_count == cap) {
+        return NULL;
     }
     xgpu__backend *b = &reg->backends[reg->backend_count++];
     memset(b, 0, sizeof *b);
     snprintf(b->name, sizeof b->name, "%s", name);
-    set_unavailable(b, XGPU_ERROR_BACKEND_UNAVAILABLE,
-                    "no plugin " PLUGIN_PREFIX "%s" PLUGIN_SUFFIX " found (searched: %s); %s", name,
-                    list->searched[0] ? list->searched : "no directory",
-                    backend_rank(name) < (int)KNOWN_COUNT ? "this build of xgpu may not include it"
-                                                          : "no such backend is known");
+    return b;
 }
 
-void xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
+static void add_no_plugin(xgpu__registry *reg, size_t cap, const char *name,
+                          const candidate_list *list) {
+    xgpu__backend *b = add_missing(reg, cap, name);
+    if (b) {
+        set_unavailable(b, XGPU_ERROR_BACKEND_UNAVAILABLE,
+                        "no plugin " PLUGIN_PREFIX "%s" PLUGIN_SUFFIX " found (searched: %s); %s",
+                        name, list->searched[0] ? list->searched : "no directory",
+                        backend_rank(name) < (int)KNOWN_COUNT
+                            ? "this build of xgpu may not include it"
+                            : "no such backend is known");
+    }
+}
+
+/* XGPU_BACKENDS could not be read: nothing is loaded, and every known
+ * backend says why. */
+static xgpu_status refuse_backend_list(const char *value, const char *why, xgpu__registry *reg) {
+    reg->backends = calloc(KNOWN_COUNT, sizeof *reg->backends);
+    if (!reg->backends) {
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t i = 0; i < KNOWN_COUNT; i++) {
+        xgpu__backend *b = add_missing(reg, KNOWN_COUNT, known_backends[i]);
+        set_unavailable(b, XGPU_ERROR_INVALID_ARGUMENT,
+                        "not loaded: XGPU_BACKENDS='%.100s' is not a list of backend names: %s "
+                        "(example: XGPU_BACKENDS=opencl,cuda; unset it to load every backend)",
+                        value, why);
+    }
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
     memset(reg, 0, sizeof *reg);
+    xgpu__backend_list filter_list;
+    const xgpu__backend_list *filter = NULL;
+    if (cfg->backends) {
+        char why[256];
+        if (!xgpu__backend_list_parse(cfg->backends, &filter_list, why, sizeof why)) {
+            xgpu_status st = refuse_backend_list(cfg->backends, why, reg);
+            return st == XGPU_SUCCESS ? st : (xgpu__registry_free(reg), st);
+        }
+        filter = &filter_list;
+    }
     candidate_list list = {0};
-    scan_path_list(&list, cfg->plugin_path, cfg->backends);
+    scan_path_list(&list, cfg->plugin_path, filter);
     if (cfg->self_dir) {
-        scan_dir(&list, cfg->self_dir, cfg->backends);
+        scan_dir(&list, cfg->self_dir, filter);
         char sub[600];
         snprintf(sub, sizeof sub, "%s/xgpu", cfg->self_dir);
-        scan_dir(&list, sub, cfg->backends);
+        scan_dir(&list, sub, filter);
     }
-    scan_dir(&list, cfg->install_dir, cfg->backends);
+    scan_dir(&list, cfg->install_dir, filter);
 
     /* Room for every plugin found, every known backend, every name asked. */
-    size_t cap = list.count + KNOWN_COUNT + (cfg->backends ? strlen(cfg->backends) : 0);
-    reg->backends = calloc(cap, sizeof *reg->backends);
+    size_t cap = list.count + KNOWN_COUNT + (filter ? filter->count : 0);
+    reg->backends = list.oom ? NULL : calloc(cap, sizeof *reg->backends);
     if (!reg->backends) {
         free(list.items);
-        return;
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
     for (size_t i = 0; i < list.count; i++) {
         xgpu__backend *b = &reg->backends[reg->backend_count++];
@@ -405,37 +429,32 @@ void xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
     qsort(reg->backends, reg->backend_count, sizeof *reg->backends, compare_backends);
     load_all(reg->backends, reg->backend_count);
     for (size_t i = 0; i < KNOWN_COUNT; i++) {
-        if (name_in_list(cfg->backends, known_backends[i])) {
-            add_missing(reg, &cap, known_backends[i], &list);
+        if (xgpu__backend_list_has(filter, known_backends[i])) {
+            add_no_plugin(reg, cap, known_backends[i], &list);
         }
     }
-    if (cfg->backends) {
-        char *copy = strdup(cfg->backends);
-        char *save = NULL;
-        for (char *n = copy ? strtok_r(copy, ", ", &save) : NULL; n;
-             n = strtok_r(NULL, ", ", &save)) {
-            if (strlen(n) < sizeof reg->backends[0].name) {
-                add_missing(reg, &cap, n, &list);
-            }
-        }
-        free(copy);
+    for (size_t i = 0; filter && i < filter->count; i++) {
+        add_no_plugin(reg, cap, filter->names[i], &list);
     }
     free(list.items);
     qsort(reg->backends, reg->backend_count, sizeof *reg->backends, compare_backends);
 
-    uint32_t total = 0;
+    /* Each backend has at most XGPU__MAX_BACKEND_DEVICES: no overflow. */
+    size_t total = 0;
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         total += reg->backends[i].available ? reg->backends[i].device_count : 0;
+        if (reg->backends[i].status == XGPU_ERROR_OUT_OF_HOST_MEMORY) {
+            return XGPU_ERROR_OUT_OF_HOST_MEMORY; /* transient: the caller loads again */
+        }
     }
     reg->devices = total ? calloc(total, sizeof *reg->devices) : NULL;
     if (total && !reg->devices) {
-        return;
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         xgpu__backend *b = &reg->backends[i];
         for (uint32_t d = 0; b->available && d < b->device_count; d++) {
             xgpu_device *dev = &reg->devices[reg->device_count];
-            dev->magic = XGPU__MAGIC_DEVICE;
             dev->backend = b;
             dev->index = d;
             dev->global_index = reg->device_count;
@@ -443,24 +462,43 @@ void xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
             if (b->ops.device_info(b->state, d, &dev->info) != XGPU_SUCCESS) {
                 xgpu__log("loader", XGPU_LOG_WARN, "%s:%u: device info failed: %s", b->name, d,
                           xgpu_last_error()->message);
+                if (xgpu_last_error()->status == XGPU_ERROR_OUT_OF_HOST_MEMORY) {
+                    return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+                }
             }
             snprintf(dev->info.backend, sizeof dev->info.backend, "%s", b->name);
             dev->info.backend_index = d;
+            if (xgpu__handle_add(dev, XGPU__MAGIC_DEVICE, "device discovery") != XGPU_SUCCESS) {
+                return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+            }
             reg->device_count++;
         }
     }
+    return XGPU_SUCCESS;
 }
 
 void xgpu__registry_free(xgpu__registry *reg) {
+    for (uint32_t i = 0; i < reg->device_count; i++) {
+        xgpu__handle_remove(&reg->devices[i]);
+    }
+    for (uint32_t i = 0; i < reg->backend_count; i++) {
+        if (reg->backends[i].available && reg->backends[i].ops.shutdown) {
+            reg->backends[i].ops.shutdown(reg->backends[i].state);
+        }
+    }
     free(reg->backends);
     free(reg->devices);
     memset(reg, 0, sizeof *reg);
 }
 
+/* The process-wide registry. Loaded on first use; a load that ran out of
+ * memory is undone and tried again by the next call, so a transient
+ * failure never sticks to the process. */
 static xgpu__registry global_registry;
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool global_loaded;
 
-static void global_load(void) {
+static xgpu_status global_load(void) {
     char self_dir[512] = "";
     Dl_info info;
     /* Any object of this library locates it; a function pointer may not be
@@ -480,13 +518,32 @@ static void global_load(void) {
         .self_dir = self_dir[0] ? self_dir : NULL,
         .install_dir = XGPU_INSTALL_PLUGIN_DIR,
     };
-    if (cfg.backends && !*cfg.backends) {
-        cfg.backends = NULL;
+    xgpu_status st = xgpu__registry_load(&cfg, &global_registry);
+    if (st != XGPU_SUCCESS) {
+        xgpu__registry_free(&global_registry);
     }
-    xgpu__registry_load(&cfg, &global_registry);
+    return st;
 }
 
-const xgpu__registry *xgpu__registry_get(void) {
-    pthread_once(&global_once, global_load);
-    return &global_registry;
+xgpu_status xgpu__registry_get(const xgpu__registry **out, const char *func) {
+    xgpu_status st = XGPU_SUCCESS;
+    if (!atomic_load_explicit(&global_loaded, memory_order_acquire)) {
+        pthread_mutex_lock(&global_lock);
+        if (!atomic_load_explicit(&global_loaded, memory_order_relaxed)) {
+            st = global_load();
+            if (st == XGPU_SUCCESS) {
+                atomic_store_explicit(&global_loaded, true, memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&global_lock);
+    }
+    if (st != XGPU_SUCCESS) {
+        *out = NULL;
+        return xgpu__error(NULL, st, 0, NULL,
+                           "%s: device discovery ran out of host memory; nothing was kept, "
+                           "the next call tries again",
+                           func);
+    }
+    *out = &global_registry;
+    return XGPU_SUCCESS;
 }

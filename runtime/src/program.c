@@ -61,7 +61,7 @@ xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const 
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: program is NULL", func);
     }
     *program = NULL;
-    XGPU__CHECK(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     if (!source || !*source) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: source is %s", func,
                            source ? "empty" : "NULL");
@@ -89,29 +89,44 @@ xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const 
         return st;
     }
     p->log = log;
-    p->magic = XGPU__MAGIC_PROGRAM;
     p->context = context;
+    atomic_init(&p->refs, 1);
+    st = xgpu__handle_add(p, XGPU__MAGIC_PROGRAM, func);
+    if (st != XGPU_SUCCESS) {
+        context->ops->program_release(p->handle);
+        free(p->log);
+        free(p->source);
+        free(p);
+        return st;
+    }
     atomic_fetch_add(&context->live, 1);
     *program = p;
     return XGPU_SUCCESS;
+}
+
+/* Drops one reference; the last one frees the program. */
+static void program_unref(xgpu_program *program) {
+    if (atomic_fetch_sub(&program->refs, 1) != 1) {
+        return;
+    }
+    program->context->ops->program_release(program->handle);
+    atomic_fetch_sub(&program->context->live, 1);
+    free(program->source);
+    free(program->log);
+    xgpu__handle_retire(program);
 }
 
 xgpu_status xgpu_program_release(xgpu_program *program) {
     if (!program) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(program, XGPU__MAGIC_PROGRAM, "xgpu_program_release", "program");
-    program->context->ops->program_release(program->handle);
-    atomic_fetch_sub(&program->context->live, 1);
-    free(program->source);
-    free(program->log);
-    program->magic = XGPU__MAGIC_DEAD;
-    free(program);
+    XGPU__TAKE_OR_RETURN(program, XGPU__MAGIC_PROGRAM, "xgpu_program_release", "program");
+    program_unref(program);
     return XGPU_SUCCESS;
 }
 
 const char *xgpu_program_build_log(const xgpu_program *program) {
-    if (xgpu__check_handle(program, XGPU__MAGIC_PROGRAM, "xgpu_program_build_log", "program")) {
+    if (xgpu__handle_check(program, XGPU__MAGIC_PROGRAM, "xgpu_program_build_log", "program")) {
         return "";
     }
     return program->log ? program->log : "";
@@ -123,7 +138,7 @@ xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_ker
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: kernel is NULL", func);
     }
     *kernel = NULL;
-    XGPU__CHECK(program, XGPU__MAGIC_PROGRAM, func, "program");
+    XGPU__CHECK_OR_RETURN(program, XGPU__MAGIC_PROGRAM, func, "program");
     if (!name || !*name) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: name is %s", func,
                            name ? "empty" : "NULL");
@@ -133,20 +148,34 @@ xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_ker
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL, "%s: malloc failed", func);
     }
     const xgpu_backend_ops *ops = program->context->ops;
+    k->props.arg_count = XGPU_ARG_COUNT_UNKNOWN;
     xgpu_status st = ops->kernel_create(program->handle, name, &k->handle, &k->props);
     if (st != XGPU_SUCCESS) {
         free(k);
         return st;
     }
-    if (!xgpu__kernel_sig_parse(program->source, name, &k->sig)) {
+    bool oom = false;
+    if (!xgpu__kernel_sig_parse(program->source, name, &k->sig, &oom)) {
+        if (oom) {
+            ops->kernel_release(k->handle);
+            free(k);
+            return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                               "%s: malloc failed (kernel signature)", func);
+        }
         xgpu__log(NULL, XGPU_LOG_DEBUG,
-                  "kernel %s: signature not found in the source; launch arguments are checked "
-                  "by kind only",
-                  name);
+                  "kernel %s: signature not found in the source; the backend %s its parameters",
+                  name, k->props.arg_count == XGPU_ARG_COUNT_UNKNOWN ? "cannot count" : "counts");
     }
     snprintf(k->name, sizeof k->name, "%s", name);
-    k->magic = XGPU__MAGIC_KERNEL;
     k->program = program;
+    st = xgpu__handle_add(k, XGPU__MAGIC_KERNEL, func);
+    if (st != XGPU_SUCCESS) {
+        ops->kernel_release(k->handle);
+        xgpu__kernel_sig_free(&k->sig);
+        free(k);
+        return st;
+    }
+    atomic_fetch_add(&program->refs, 1);
     atomic_fetch_add(&program->context->live, 1);
     *kernel = k;
     return XGPU_SUCCESS;
@@ -156,33 +185,38 @@ xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
     if (!kernel) {
         return XGPU_SUCCESS;
     }
-    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, "xgpu_kernel_release", "kernel");
+    XGPU__TAKE_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, "xgpu_kernel_release", "kernel");
     xgpu_context *ctx = kernel->program->context;
     ctx->ops->kernel_release(kernel->handle);
     atomic_fetch_sub(&ctx->live, 1);
-    kernel->magic = XGPU__MAGIC_DEAD;
-    free(kernel);
+    xgpu__kernel_sig_free(&kernel->sig);
+    program_unref(kernel->program);
+    xgpu__handle_retire(kernel);
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
     static const char *const func = "xgpu_kernel_arg_count";
-    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!count) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL", func);
     }
-    if (!kernel->sig.known) {
+    if (kernel->sig.known) {
+        *count = kernel->sig.count;
+    } else if (kernel->props.arg_count != XGPU_ARG_COUNT_UNKNOWN) {
+        *count = kernel->props.arg_count;
+    } else {
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
-                           "%s: the signature of kernel '%s' could not be read from its source",
+                           "%s: the signature of kernel '%s' could not be read from its source, "
+                           "and the backend cannot count its parameters",
                            func, kernel->name);
     }
-    *count = kernel->sig.count;
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size_t *multiple) {
     static const char *const func = "xgpu_kernel_preferred_group_multiple";
-    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!multiple) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: multiple is NULL",
                            func);
@@ -197,7 +231,7 @@ xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size
 
 xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
     static const char *const func = "xgpu_kernel_max_group_size";
-    XGPU__CHECK(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!size) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: size is NULL", func);
     }

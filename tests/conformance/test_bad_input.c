@@ -57,9 +57,8 @@ static void handles_of_the_wrong_type(void **state) {
     XT_OK(xgpu_buffer_create(xt.ctx, 64, &b));
     char host[64];
     XT_FAILS(xgpu_buffer_write((xgpu_queue *)b, b, 0, host, 64, true, NULL),
-             XGPU_ERROR_INVALID_HANDLE, "queue is not a valid handle");
-    XT_FAILS(xgpu_queue_finish((xgpu_queue *)xt.ctx), XGPU_ERROR_INVALID_HANDLE,
-             "not a valid handle");
+             XGPU_ERROR_INVALID_HANDLE, "queue is a handle of another type");
+    XT_FAILS(xgpu_queue_finish((xgpu_queue *)xt.ctx), XGPU_ERROR_INVALID_HANDLE, "of another type");
     XT_OK(xgpu_buffer_release(b));
 }
 
@@ -238,7 +237,16 @@ static void launch_geometry(void **state) {
     r = xgpu_range_1d(1, max + 1);
     XT_FAILS(xgpu_launch(xt.queue, k, &r, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH, "exceeds");
     r = xgpu_range_1d(SIZE_MAX / 2, 64);
-    XT_FAILS(xgpu_launch(xt.queue, k, &r, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH, "overflows");
+    XT_FAILS(xgpu_launch(xt.queue, k, &r, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH,
+             "work-item ids are 32-bit");
+    r = xgpu_range_1d(SIZE_MAX / 64, 64); /* was accepted; pocl asserted */
+    XT_FAILS(xgpu_launch(xt.queue, k, &r, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH,
+             "more than 2^32 work-items");
+    /* 2^31 groups in each of three dimensions: was accepted and did nothing. */
+    xgpu_range big3 = {3, {(size_t)1 << 31, (size_t)1 << 31, (size_t)1 << 31}, {1, 1, 1}};
+    if (!xt.info.max_groups[0] || xt.info.max_groups[0] >= ((uint64_t)1 << 31)) {
+        XT_FAILS(xgpu_launch(xt.queue, k, &big3, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH, NULL);
+    }
     xgpu_range r0 = {0, {1, 1, 1}, {1, 1, 1}};
     XT_FAILS(xgpu_launch(xt.queue, k, &r0, 4, args, NULL), XGPU_ERROR_INVALID_LAUNCH, "dims is 0");
     xgpu_range r4 = {4, {1, 1, 1}, {1, 1, 1}};

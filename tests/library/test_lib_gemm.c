@@ -5,6 +5,7 @@
  * with a double-precision host reference: every element for small
  * problems, and for large ones the last row and column (edge tiles) plus
  * random samples. */
+#define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
 #include <math.h>
@@ -334,7 +335,36 @@ static void bad_arguments_are_refused(void **state) {
     xgpu_gemm_params odd_vector = {64, 64, 16, 8, 4, 3};
     d.params = &odd_vector;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "vector_width 3");
+    /* uint32 tile sums used to wrap and pass as "0 bytes of local memory". */
+    xgpu_gemm_params wrapping = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 1};
+    d.params = &wrapping;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "each must be 1..1024");
     d.params = NULL;
+    /* ld = 2^63 with m = 3: (rows - 1) * ld + cols wrapped, C got wrong values. */
+    d.m = 3;
+    d.c.ld = (size_t)1 << 63;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "span more than 2^32");
+    d.c.ld = 16;
+    d.a.ld = (size_t)1 << 63;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "span more than 2^32");
+    d.a.ld = 16;
+    d.m = 16;
+    /* XGPU_GEMM_PARAMS is read whole or refused, naming the variable. */
+    const char *bad_env[] = {"-1,-1,-1,-1,-1",  "128,128", "128,128,16,8,8,1,9",
+                             "128,128,16,8,8x", "",        "4294967296,1,1,1,1"};
+    for (size_t i = 0; i < sizeof bad_env / sizeof bad_env[0]; i++) {
+        setenv("XGPU_GEMM_PARAMS", bad_env[i], 1);
+        XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "XGPU_GEMM_PARAMS");
+        xgpu_gemm_params got;
+        XT_FAILS(xgpu_gemm_default_params(xt.device, XGPU_F32, &got), XGPU_ERROR_INVALID_ARGUMENT,
+                 "is malformed");
+    }
+    setenv("XGPU_GEMM_PARAMS", "32,32,8,4,4", 1);
+    xgpu_gemm_params got;
+    XT_OK(xgpu_gemm_default_params(xt.device, XGPU_F32, &got));
+    assert_int_equal(got.tile_m, 32);
+    assert_int_equal(got.vector_width, 1);
+    unsetenv("XGPU_GEMM_PARAMS");
     d.b.buffer = NULL;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "matrix b is NULL");
     XT_FAILS(xgpu_gemm(xt.queue, NULL, NULL), XGPU_ERROR_INVALID_ARGUMENT, "desc is NULL");

@@ -181,6 +181,22 @@ static void incredible_device_count_is_refused(void **state) {
     assert_int_equal(reg.device_count, 1);
 }
 
+/* An empty or garbage XGPU_BACKENDS loads nothing and says why, on every
+ * known backend. */
+static void unreadable_backend_list_gives_a_reason(void **state) {
+    (void)state;
+    const char *bad[] = {"", ",,", "OpenCL", "cuda;opencl", "\xff"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(
+            xgpu__registry_load(&(xgpu__loader_config){STUB_DIR, bad[i], NULL, NULL}, &reg),
+            XGPU_SUCCESS);
+        assert_int_equal(reg.device_count, 0);
+        assert_reason("opencl", XGPU_ERROR_INVALID_ARGUMENT, "is not a list of backend names");
+        assert_reason("cuda", XGPU_ERROR_INVALID_ARGUMENT, "XGPU_BACKENDS=");
+        xgpu__registry_free(&reg);
+    }
+}
+
 static void all_stubs_together_never_fatal(void **state) {
     (void)state;
     load(STUB_DIR, NULL);
@@ -212,6 +228,7 @@ int main(void) {
         cmocka_unit_test_teardown(first_directory_wins, teardown),
         cmocka_unit_test_teardown(probe_thread_ends_with_its_own_signal_stack, teardown),
         cmocka_unit_test_teardown(incredible_device_count_is_refused, teardown),
+        cmocka_unit_test_teardown(unreadable_backend_list_gives_a_reason, teardown),
         cmocka_unit_test_teardown(all_stubs_together_never_fatal, teardown),
     };
     return cmocka_run_group_tests_name("loader", tests, NULL, NULL);

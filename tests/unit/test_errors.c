@@ -50,16 +50,50 @@ static void last_error_is_per_thread(void **state) {
     assert_null(xgpu_last_error()->backend);
 }
 
+/* Handles are looked up in the registry, never read: a made-up pointer,
+ * one of another type and a removed one are all refused by name. */
 static void handle_checks_name_the_problem(void **state) {
     (void)state;
-    assert_int_equal(xgpu__check_handle(NULL, XGPU__MAGIC_QUEUE, "f", "queue"),
+    assert_int_equal(xgpu__handle_check(NULL, XGPU__MAGIC_QUEUE, "f", "queue"),
                      XGPU_ERROR_INVALID_HANDLE);
     assert_string_equal(xgpu_last_error()->message, "f: queue is NULL");
-    uint32_t fake = XGPU__MAGIC_BUFFER;
-    assert_int_equal(xgpu__check_handle(&fake, XGPU__MAGIC_QUEUE, "f", "queue"),
+    /* Never entered, and not even readable memory. */
+    void *made_up = (void *)(uintptr_t)0x10;
+    assert_int_equal(xgpu__handle_check(made_up, XGPU__MAGIC_QUEUE, "f", "queue"),
                      XGPU_ERROR_INVALID_HANDLE);
-    assert_non_null(strstr(xgpu_last_error()->message, "not a valid handle"));
-    assert_int_equal(xgpu__check_handle(&fake, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
+    assert_non_null(strstr(xgpu_last_error()->message, "not a live xgpu handle"));
+    static char object;
+    assert_int_equal(xgpu__handle_add(&object, XGPU__MAGIC_BUFFER, "f"), XGPU_SUCCESS);
+    assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_QUEUE, "f", "queue"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_non_null(strstr(xgpu_last_error()->message, "another type"));
+    assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
+    /* Of two takes, one wins. */
+    assert_int_equal(xgpu__handle_take(&object, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
+    assert_int_equal(xgpu__handle_take(&object, XGPU__MAGIC_BUFFER, "f", "buffer"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_BUFFER, "f", "buffer"),
+                     XGPU_ERROR_INVALID_HANDLE);
+}
+
+/* The registry grows and shrinks through many entries without losing any. */
+static void handle_registry_holds_thousands(void **state) {
+    (void)state;
+    enum { N = 5000 };
+    static char objects[N];
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(xgpu__handle_add(&objects[i], XGPU__MAGIC_EVENT, "f"), XGPU_SUCCESS);
+    }
+    for (int i = 0; i < N; i += 2) {
+        xgpu__handle_remove(&objects[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        xgpu_status want = i % 2 ? XGPU_SUCCESS : XGPU_ERROR_INVALID_HANDLE;
+        assert_int_equal(xgpu__handle_check(&objects[i], XGPU__MAGIC_EVENT, "f", "e"), want);
+    }
+    for (int i = 1; i < N; i += 2) {
+        xgpu__handle_remove(&objects[i]);
+    }
 }
 
 static void bytes_are_formatted_with_units(void **state) {
@@ -84,6 +118,7 @@ int main(void) {
         cmocka_unit_test(last_error_keeps_native_name_and_backend),
         cmocka_unit_test(last_error_is_per_thread),
         cmocka_unit_test(handle_checks_name_the_problem),
+        cmocka_unit_test(handle_registry_holds_thousands),
         cmocka_unit_test(bytes_are_formatted_with_units),
         cmocka_unit_test(versions_agree),
     };

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -24,7 +25,7 @@ static const char *src =
 static void reads_every_kind(void **state) {
     (void)state;
     xgpu__kernel_sig sig;
-    assert_true(xgpu__kernel_sig_parse(src, "vadd", &sig));
+    assert_true(xgpu__kernel_sig_parse(src, "vadd", &sig, NULL));
     assert_int_equal(sig.count, 8);
     assert_int_equal(sig.params[0].kind, XGPU_ARG_BUFFER);
     assert_string_equal(sig.params[0].name, "a");
@@ -40,41 +41,68 @@ static void reads_every_kind(void **state) {
     assert_string_equal(sig.params[6].name, "scratch");
     assert_int_equal(sig.params[7].kind, XGPU_ARG_SCALAR);
     assert_int_equal(sig.params[7].scalar_size, 0); /* unknown type: size unchecked */
+    assert_int_equal(sig.params[2].scalar_class, XGPU__CLASS_INTEGER);
+    assert_int_equal(sig.params[3].scalar_class, XGPU__CLASS_FLOAT);
+    assert_int_equal(sig.params[4].scalar_class, XGPU__CLASS_FLOAT);
+    assert_int_equal(sig.params[5].scalar_class, XGPU__CLASS_INTEGER);
+    assert_int_equal(sig.params[7].scalar_class, XGPU__CLASS_OTHER);
+    xgpu__kernel_sig_free(&sig);
+}
+
+/* No limit on the parameter count (there was one at 64). */
+static void reads_hundreds_of_params(void **state) {
+    (void)state;
+    char text[200 * 24 + 64] = "XGPU_KERNEL void many(";
+    for (int i = 0; i < 200; i++) {
+        char one[32];
+        snprintf(one, sizeof one, "%sxgpu_u32 p%d", i ? ", " : "", i);
+        strcat(text, one);
+    }
+    strcat(text, ") {}");
+    xgpu__kernel_sig sig;
+    bool oom = true;
+    assert_true(xgpu__kernel_sig_parse(text, "many", &sig, &oom));
+    assert_false(oom);
+    assert_int_equal(sig.count, 200);
+    assert_string_equal(sig.params[199].name, "p199");
+    assert_int_equal(sig.params[199].scalar_size, 4);
+    xgpu__kernel_sig_free(&sig);
 }
 
 static void empty_lists_have_no_params(void **state) {
     (void)state;
     xgpu__kernel_sig sig;
-    assert_true(xgpu__kernel_sig_parse(src, "empty", &sig));
+    assert_true(xgpu__kernel_sig_parse(src, "empty", &sig, NULL));
     assert_int_equal(sig.count, 0);
-    assert_true(xgpu__kernel_sig_parse(src, "empty2", &sig));
+    assert_true(xgpu__kernel_sig_parse(src, "empty2", &sig, NULL));
     assert_int_equal(sig.count, 0);
 }
 
 static void names_match_whole_words_and_skip_comments(void **state) {
     (void)state;
     xgpu__kernel_sig sig;
-    assert_true(xgpu__kernel_sig_parse(src, "vadd_other", &sig));
+    assert_true(xgpu__kernel_sig_parse(src, "vadd_other", &sig, NULL));
     assert_int_equal(sig.count, 1);
-    assert_false(xgpu__kernel_sig_parse(src, "commented", &sig));
+    assert_false(xgpu__kernel_sig_parse(src, "commented", &sig, NULL));
     assert_false(sig.known);
-    assert_false(xgpu__kernel_sig_parse(src, "helper", &sig));
-    assert_false(xgpu__kernel_sig_parse(src, "missing", &sig));
-    assert_true(xgpu__kernel_sig_parse(src, "bounded", &sig));
+    assert_false(xgpu__kernel_sig_parse(src, "helper", &sig, NULL));
+    assert_false(xgpu__kernel_sig_parse(src, "missing", &sig, NULL));
+    assert_true(xgpu__kernel_sig_parse(src, "bounded", &sig, NULL));
     assert_int_equal(sig.count, 2);
 }
 
 static void unterminated_source_is_not_a_signature(void **state) {
     (void)state;
     xgpu__kernel_sig sig;
-    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a, ", "k", &sig));
-    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a,, int b) {}", "k", &sig));
-    assert_false(xgpu__kernel_sig_parse("/* unterminated", "k", &sig));
+    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a, ", "k", &sig, NULL));
+    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a,, int b) {}", "k", &sig, NULL));
+    assert_false(xgpu__kernel_sig_parse("/* unterminated", "k", &sig, NULL));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reads_every_kind),
+        cmocka_unit_test(reads_hundreds_of_params),
         cmocka_unit_test(empty_lists_have_no_params),
         cmocka_unit_test(names_match_whole_words_and_skip_comments),
         cmocka_unit_test(unterminated_source_is_not_a_signature),
