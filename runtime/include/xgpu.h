@@ -226,6 +226,32 @@ typedef struct xgpu_program xgpu_program;
 typedef struct xgpu_kernel xgpu_kernel;
 typedef struct xgpu_event xgpu_event;
 
+/* Handles and lifetimes.
+ *
+ * Every handle is checked against a registry of live objects before it is
+ * used, without reading the memory it points to: NULL, a handle of another
+ * type, a released handle (double release, use after release) and a pointer
+ * that never was a handle all give XGPU_ERROR_INVALID_HANDLE. Devices live
+ * as long as the process. Every other object lives from its create call to
+ * its release call; a release takes the handle out of the registry at once,
+ * even when the object behind it lives on as described below:
+ *
+ *   context  release fails with XGPU_ERROR_BUSY, and changes nothing, while
+ *            any queue, buffer, program, kernel, event or pinned host block
+ *            of it is alive.
+ *   queue    release waits for the queue's work to complete. Events recorded
+ *            on it stay valid afterwards.
+ *   buffer   may be released while queued work still uses it: the memory is
+ *            returned to the device after that work completes.
+ *   program  may be released while kernels of it are alive: each kernel
+ *            keeps its program until the kernel is released.
+ *   kernel   may be released right after xgpu_launch returns, while the
+ *            launch is still queued.
+ *   event    may be released before it completes; it may outlive its queue.
+ *
+ * Objects may be used from several threads, but a release must not race
+ * with another call on the same object. */
+
 XGPU_API xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context);
 /* Fails with XGPU_ERROR_BUSY while buffers, queues, programs, kernels or
  * events of the context are alive; release those first. NULL is a no-op. */
@@ -237,7 +263,8 @@ XGPU_API xgpu_status xgpu_context_get_device(const xgpu_context *context, xgpu_d
  * One thread at a time per queue.
  * ------------------------------------------------------------------------- */
 XGPU_API xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue);
-/* Waits for the queue to drain, then releases it. NULL is a no-op. */
+/* Waits for the queue to drain, then releases it; events recorded on it
+ * stay valid. NULL is a no-op. */
 XGPU_API xgpu_status xgpu_queue_release(xgpu_queue *queue);
 /* Blocks until every operation enqueued so far has completed. */
 XGPU_API xgpu_status xgpu_queue_finish(xgpu_queue *queue);
@@ -253,6 +280,7 @@ XGPU_API xgpu_status xgpu_event_wait(xgpu_event *event);
 /* Milliseconds of device time between the end of `start` and the end of
  * `end` (both must be complete or are waited for). */
 XGPU_API xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms);
+/* Allowed before the event completes and after its queue is released. */
 XGPU_API xgpu_status xgpu_event_release(xgpu_event *event);
 
 /* ---------------------------------------------------------------------------
@@ -263,6 +291,8 @@ XGPU_API xgpu_status xgpu_event_release(xgpu_event *event);
 /* Fails with XGPU_ERROR_OUT_OF_DEVICE_MEMORY naming the bytes asked and the
  * device's memory, or XGPU_ERROR_INVALID_SIZE for 0. Contents are undefined. */
 XGPU_API xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer);
+/* Allowed while queued work still uses the buffer: the memory is freed
+ * after that work completes. NULL is a no-op. */
 XGPU_API xgpu_status xgpu_buffer_release(xgpu_buffer *buffer);
 XGPU_API xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size);
 
@@ -308,15 +338,19 @@ XGPU_API xgpu_status xgpu_host_free(xgpu_context *context, void *ptr);
  * in xgpu_last_build_log() and, abridged, in xgpu_last_error()->message. */
 XGPU_API xgpu_status xgpu_program_build(xgpu_context *context, const char *source,
                                         const char *options, xgpu_program **program);
+/* Allowed while kernels of the program are alive: they keep it until they
+ * are released. The handle is invalid from here on. NULL is a no-op. */
 XGPU_API xgpu_status xgpu_program_release(xgpu_program *program);
 /* The log of a successful build (warnings), "" when none. Owned by the program. */
 XGPU_API const char *xgpu_program_build_log(const xgpu_program *program);
 
 XGPU_API xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name,
                                         xgpu_kernel **kernel);
+/* Allowed while launches of the kernel are queued. NULL is a no-op. */
 XGPU_API xgpu_status xgpu_kernel_release(xgpu_kernel *kernel);
-/* Number of parameters the kernel declares; fails with XGPU_ERROR_UNSUPPORTED
- * when its signature could not be read from the source. */
+/* Number of parameters the kernel declares, read from its source or, when
+ * that cannot be read (a kernel declared through a macro), counted by the
+ * backend; XGPU_ERROR_UNSUPPORTED when neither can tell. */
 XGPU_API xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count);
 /* Largest group size this kernel can be launched with on its device. */
 XGPU_API xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size);
