@@ -112,6 +112,7 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     X(cuStreamCreate, "cuStreamCreate", 1, CUresult, (CUstream * stream, unsigned int flags))      \
     X(cuStreamDestroy, "cuStreamDestroy_v2", 1, CUresult, (CUstream stream))                       \
     X(cuStreamSynchronize, "cuStreamSynchronize", 1, CUresult, (CUstream stream))                  \
+    X(cuCtxSynchronize, "cuCtxSynchronize", 0, CUresult, (void))                                   \
     X(cuEventCreate, "cuEventCreate", 1, CUresult, (CUevent * event, unsigned int flags))          \
     X(cuEventRecord, "cuEventRecord", 1, CUresult, (CUevent event, CUstream stream))               \
     X(cuEventSynchronize, "cuEventSynchronize", 1, CUresult, (CUevent event))                      \

@@ -152,6 +152,11 @@ xgpu_status cu__queue_native(void *queue, void **native) {
 void cu__buffer_release(void *buffer) {
     cu_buffer *b = buffer;
     if (cu__make_current(b->ctx) == XGPU_SUCCESS) {
+        /* Queued work may still use the buffer (xgpu.h allows the release);
+         * cuMemFree only "may" synchronise, so wait for the context. */
+        if (DRV(b->ctx)->cuCtxSynchronize) {
+            DRV(b->ctx)->cuCtxSynchronize();
+        }
         DRV(b->ctx)->cuMemFree(b->ptr);
     }
     free(b);

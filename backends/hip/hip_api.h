@@ -66,6 +66,7 @@ typedef struct hip_attributes {
     X(hipMemGetInfo, "hipMemGetInfo", 1, hipError_t, (size_t * free, size_t * total))              \
     X(hipMalloc, "hipMalloc", 1, hipError_t, (void **ptr, size_t size))                            \
     X(hipFree, "hipFree", 1, hipError_t, (void *ptr))                                              \
+    X(hipDeviceSynchronize, "hipDeviceSynchronize", 0, hipError_t, (void))                         \
     X(hipHostMalloc, "hipHostMalloc", 1, hipError_t, (void **ptr, size_t size, unsigned flags))    \
     X(hipHostFree, "hipHostFree", 1, hipError_t, (void *ptr))                                      \
     X(hipMemcpyHtoDAsync, "hipMemcpyHtoDAsync", 1, hipError_t,                                     \

@@ -149,6 +149,11 @@ xgpu_status hip__queue_native(void *queue, void **native) {
 void hip__buffer_release(void *buffer) {
     hip_buffer *b = buffer;
     if (hip__make_current(b->ctx) == XGPU_SUCCESS) {
+        /* Queued work may still use the buffer (xgpu.h allows the release):
+         * wait for the device before the memory goes back. */
+        if (RT(b->ctx)->hipDeviceSynchronize) {
+            RT(b->ctx)->hipDeviceSynchronize();
+        }
         RT(b->ctx)->hipFree(b->ptr);
     }
     free(b);

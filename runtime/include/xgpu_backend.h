@@ -153,8 +153,8 @@ typedef struct xgpu_backend_ops {
     /* Required. size > 0 and <= the device's max_alloc_bytes. */
     xgpu_status (*buffer_create)(void *context, size_t size, void **buffer);
     /* Required. Queued work may still use the buffer: the memory must be
-     * freed only after it completes (clReleaseMemObject defers; cuMemFree
-     * and hipFree synchronise). */
+     * freed only after it completes (clReleaseMemObject defers; the CUDA
+     * and HIP backends synchronise the context before freeing). */
     void (*buffer_release)(void *buffer);
     /* Required. Ranges are inside the buffer. `event` may be NULL; when not,
      * the hook stores a new event that completes with the operation. */
