@@ -22,6 +22,12 @@ static const char *src =
     "XGPU_KERNEL void vadd_other(int x) {}\n"
     "XGPU_KERNEL XGPU_LAUNCH_BOUNDS(256) void bounded(XGPU_GLOBAL float *x, float a) {}\n";
 
+/* Parses into *sig, freeing what it held from an earlier parse. */
+static bool parse(const char *source, const char *name, xgpu__kernel_sig *sig) {
+    xgpu__kernel_sig_free(sig);
+    return xgpu__kernel_sig_parse(source, name, sig, NULL);
+}
+
 static void reads_every_kind(void **state) {
     (void)state;
     xgpu__kernel_sig sig;
@@ -71,32 +77,35 @@ static void reads_hundreds_of_params(void **state) {
 
 static void empty_lists_have_no_params(void **state) {
     (void)state;
-    xgpu__kernel_sig sig;
-    assert_true(xgpu__kernel_sig_parse(src, "empty", &sig, NULL));
+    xgpu__kernel_sig sig = {0};
+    assert_true(parse(src, "empty", &sig));
     assert_int_equal(sig.count, 0);
-    assert_true(xgpu__kernel_sig_parse(src, "empty2", &sig, NULL));
+    assert_true(parse(src, "empty2", &sig));
     assert_int_equal(sig.count, 0);
+    xgpu__kernel_sig_free(&sig);
 }
 
 static void names_match_whole_words_and_skip_comments(void **state) {
     (void)state;
-    xgpu__kernel_sig sig;
-    assert_true(xgpu__kernel_sig_parse(src, "vadd_other", &sig, NULL));
+    xgpu__kernel_sig sig = {0};
+    assert_true(parse(src, "vadd_other", &sig));
     assert_int_equal(sig.count, 1);
-    assert_false(xgpu__kernel_sig_parse(src, "commented", &sig, NULL));
+    assert_false(parse(src, "commented", &sig));
     assert_false(sig.known);
-    assert_false(xgpu__kernel_sig_parse(src, "helper", &sig, NULL));
-    assert_false(xgpu__kernel_sig_parse(src, "missing", &sig, NULL));
-    assert_true(xgpu__kernel_sig_parse(src, "bounded", &sig, NULL));
+    assert_false(parse(src, "helper", &sig));
+    assert_false(parse(src, "missing", &sig));
+    assert_true(parse(src, "bounded", &sig));
     assert_int_equal(sig.count, 2);
+    xgpu__kernel_sig_free(&sig);
 }
 
 static void unterminated_source_is_not_a_signature(void **state) {
     (void)state;
-    xgpu__kernel_sig sig;
-    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a, ", "k", &sig, NULL));
-    assert_false(xgpu__kernel_sig_parse("XGPU_KERNEL void k(int a,, int b) {}", "k", &sig, NULL));
-    assert_false(xgpu__kernel_sig_parse("/* unterminated", "k", &sig, NULL));
+    xgpu__kernel_sig sig = {0};
+    assert_false(parse("XGPU_KERNEL void k(int a, ", "k", &sig));
+    assert_false(parse("XGPU_KERNEL void k(int a,, int b) {}", "k", &sig));
+    assert_false(parse("/* unterminated", "k", &sig));
+    xgpu__kernel_sig_free(&sig);
 }
 
 int main(void) {
