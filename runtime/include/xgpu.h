@@ -23,7 +23,10 @@
  *
  * Versioning rule: within one major version, functions and enum values are
  * only added; structs passed with a size argument only grow at their end.
- * The SOVERSION of libxgpu is the major version.
+ * The SOVERSION of libxgpu is the major version. Before 1.0, a minor
+ * version may also change the layout of structs passed by value or in
+ * arrays: 0.2 added xgpu_arg.type, so code built against 0.1 must be
+ * rebuilt.
  */
 #ifndef XGPU_H
 #define XGPU_H
@@ -45,7 +48,7 @@ extern "C" {
 #endif
 
 #define XGPU_VERSION_MAJOR 0
-#define XGPU_VERSION_MINOR 1
+#define XGPU_VERSION_MINOR 2
 #define XGPU_VERSION_PATCH 0
 #define XGPU_VERSION_HEX                                                                           \
     ((XGPU_VERSION_MAJOR << 16) | (XGPU_VERSION_MINOR << 8) | XGPU_VERSION_PATCH)
@@ -108,7 +111,7 @@ XGPU_API const char *xgpu_last_build_log(void);
  * ------------------------------------------------------------------------- */
 /* XGPU_VERSION_HEX of the library actually loaded. */
 XGPU_API uint32_t xgpu_version(void);
-/* "0.1.0" */
+/* "0.2.0" */
 XGPU_API const char *xgpu_version_string(void);
 /* The newest backend ABI version this core speaks (see xgpu_backend.h). */
 XGPU_API uint32_t xgpu_backend_abi_version(void);
