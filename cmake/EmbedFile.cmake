@@ -7,5 +7,6 @@ get_filename_component(name "${INPUT}" NAME)
 file(WRITE "${OUTPUT}.tmp"
   "/* Generated from ${name} by cmake/EmbedFile.cmake; do not edit. */\n"
   "const char ${SYMBOL}[] = {\n    ${bytes}0x00};\n")
-file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
+# copy_if_different: file(COPY_FILE) needs CMake 3.21.
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUTPUT}.tmp" "${OUTPUT}")
 file(REMOVE "${OUTPUT}.tmp")

@@ -1,15 +1,36 @@
 #!/bin/sh
-# Copies this machine's CMocka (header and library) into .gpucheck/cmocka,
+# Copies this machine's CMocka and cJSON (headers and libraries, as real
+# files: symbolic links may not survive being carried) into .gpucheck/,
 # which git ignores, so that a GPU machine without package access can build
-# the tests: carry .gpucheck with the working tree, then run
+# the tests and gpubench: carry .gpucheck with the working tree, then run
 # scripts/gpu-check.sh there.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+
+# copy_lib DEST SONAME: the library's real file under its soname and its
+# development name, both regular files.
+copy_lib() {
+    real=$(readlink -f "$2")
+    cp "$real" "$1/$(basename "$2")"
+    dev=$(basename "$2" | sed 's/\.so\..*/.so/')
+    cp "$real" "$1/$dev"
+}
+
+libdir() {
+    dpkg -L "$1" | grep -E "/$2\.so\.[0-9]+$" | head -1
+}
+
 dst=$root/.gpucheck/cmocka
-header=$(dpkg -L libcmocka-dev | grep '/cmocka\.h$' | head -1)
-lib=$(dpkg -L libcmocka0 | grep 'libcmocka\.so\.0\.' | head -1)
+rm -rf "$dst"
 mkdir -p "$dst/include" "$dst/lib"
-cp "$header" "$dst/include/"
-cp "$lib" "$dst/lib/"
-(cd "$dst/lib" && ln -sf "$(basename "$lib")" libcmocka.so.0 && ln -sf libcmocka.so.0 libcmocka.so)
+cp "$(dpkg -L libcmocka-dev | grep '/cmocka\.h$' | head -1)" "$dst/include/"
+copy_lib "$dst/lib" "$(libdir libcmocka0 libcmocka)"
 echo "prepared $dst"
+
+dst=$root/.gpucheck/cjson
+rm -rf "$dst"
+mkdir -p "$dst/include/cjson" "$dst/lib"
+cp "$(dpkg -L libcjson-dev | grep '/cjson/cJSON\.h$' | head -1)" "$dst/include/cjson/"
+copy_lib "$dst/lib" "$(libdir libcjson1 libcjson)"
+echo "prepared $dst"
+find "$root/.gpucheck" -type l -print | sed 's/^/gpu-check-prepare: unexpected link: /'
