@@ -220,7 +220,67 @@ static void rank_picks_the_device_and_the_file(void **state) {
     free(json);
 }
 
-int main(void) {
+/* Sizes and lists that cannot run are usage errors (status 2) that name the
+ * option and the value, before any device is touched. */
+static void bad_sizes_and_lists_are_usage_errors(void **state) {
+    (void)state;
+    static const char *const cases[][2] = {
+        {"-b gemm --size 2147483648", "--size 2147483648"}, /* n*n*4 wraps */
+        {"-b gemm --size 4294967296", "--size 4294967296"},
+        {"-b gemm --size 300000", "--size 300000"}, /* fits, but 2 TiB */
+        {"-b reduce --size 17592186044416", "--size 17592186044416"},
+        {"-b stream --size 18446744073709551615", "--size 18446744073709551615"},
+        {"--size 99999999999999999999999", "--size 99999999999999999999999"},
+        {"-b gemm --size -1", "--size -1"},
+        {"-b gemm --size ' 5'", "--size  5"},
+        {"-b gemm --size abc", "--size abc"},
+        {"-b gemm --size 12x", "--size 12x"},
+        {"-b gemm --size 0", "--size 0"},
+        {"-b ''", "-b \"\""},
+        {"-b gemm,", "-b \"gemm,\""},
+        {"-b ,gemm", "-b \",gemm\""},
+        {"-b gemm,bogus", "'bogus'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s %s --reps 1", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1]) || strstr(out, "results")) {
+            fail_msg("gpubench %s: status %d, expected 2 and a message naming %s\n%s", cases[i][0],
+                     status, cases[i][1], out);
+        }
+        free(out);
+    }
+}
+
+static void size_arithmetic_is_checked(void **state) {
+    (void)state;
+    char why[256];
+    size_t n = 0;
+    assert_int_equal(gb_parse_size("64", &n, why, sizeof why), 0);
+    assert_int_equal(n, 64);
+    assert_int_equal(gb_parse_size("-1", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("+1", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("18446744073709551616", &n, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("gemm", 4096, why, sizeof why), 0);
+    assert_int_equal(gb_check_size("gemm", (size_t)1 << 31, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("gemm", (size_t)1 << 32, why, sizeof why), -1); /* n*n wraps */
+    assert_int_equal(gb_check_size("gemm", SIZE_MAX, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("launch", SIZE_MAX, why, sizeof why), 0); /* takes no size */
+    assert_int_equal(gb_check_size("stream", 1024, why, sizeof why), 0);
+    assert_int_equal(gb_check_size("stream", (size_t)1 << 44, why, sizeof why), -1);
+    assert_int_equal(gb_check_size(NULL, (size_t)1 << 44, why, sizeof why), -1);
+    assert_int_equal(gb_check_benches("", why, sizeof why), -1);
+    assert_int_equal(gb_check_benches("gemm,launch", why, sizeof why), 0);
+    assert_int_equal(gb_check_benches("gemm,,launch", why, sizeof why), -1);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        cmocka_set_test_filter(argv[1]); /* e.g. "report_*" */
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(verification_catches_injected_errors),
         cmocka_unit_test(json_and_csv_parse),
@@ -228,6 +288,8 @@ int main(void) {
         cmocka_unit_test(report_refuses_bad_files),
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
+        cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
+        cmocka_unit_test(size_arithmetic_is_checked),
     };
     return cmocka_run_group_tests_name("gpubench", tests, NULL, NULL);
 }

@@ -41,19 +41,6 @@ static const char usage[] =
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
     "ran), 2 on usage errors or unreadable report input.\n";
 
-static bool selected(const char *list, const char *bench) {
-    if (!list) {
-        return true;
-    }
-    size_t n = strlen(bench);
-    for (const char *p = list; (p = strstr(p, bench)) != NULL; p += n) {
-        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
     xgpu_device_get_info(dev, &env->info, sizeof env->info);
@@ -69,19 +56,19 @@ static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
         fprintf(stderr, "gpubench: %s: %s\n", env->path, xgpu_last_error()->message);
         return -1;
     }
-    if (selected(o->benches, "gemm")) {
+    if (gb_selected(o->benches, "gemm")) {
         gb_bench_gemm(env);
     }
-    if (selected(o->benches, "reduce")) {
+    if (gb_selected(o->benches, "reduce")) {
         gb_bench_reduce(env);
     }
-    if (selected(o->benches, "stream")) {
+    if (gb_selected(o->benches, "stream")) {
         gb_bench_stream(env);
     }
-    if (selected(o->benches, "transfer")) {
+    if (gb_selected(o->benches, "transfer")) {
         gb_bench_transfer(env);
     }
-    if (selected(o->benches, "launch")) {
+    if (gb_selected(o->benches, "launch")) {
         gb_bench_launch(env);
     }
     xgpu_queue_release(env->queue);
@@ -107,8 +94,13 @@ int main(int argc, char **argv) {
             o.benches = v, i++;
         } else if (!strcmp(a, "-d") && v) {
             o.selector = v, i++;
-        } else if (!strcmp(a, "--size") && v && strtoul(v, NULL, 10) > 0) {
-            o.size = strtoul(v, NULL, 10), i++;
+        } else if (!strcmp(a, "--size") && v) {
+            char why[160];
+            if (gb_parse_size(v, &o.size, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench: %s\n", why);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(a, "--reps") && v && atoi(v) > 0) {
             o.reps = atoi(v), i++;
         } else if (!strcmp(a, "--time") && v && atof(v) > 0) {
@@ -122,21 +114,11 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    static const char *const known[] = {"gemm", "reduce", "stream", "transfer", "launch"};
-    for (const char *p = o.benches; p && *p;) {
-        size_t n = strcspn(p, ",");
-        bool ok = false;
-        for (size_t k = 0; k < 5; k++) {
-            ok |= strlen(known[k]) == n && !strncmp(p, known[k], n);
-        }
-        if (!ok) {
-            fprintf(stderr,
-                    "gpubench: unknown benchmark '%.*s' (gemm, reduce, stream, "
-                    "transfer, launch)\n",
-                    (int)n, p);
-            return 2;
-        }
-        p += n + (p[n] == ',');
+    char why[256];
+    if (gb_check_benches(o.benches, why, sizeof why) != 0 ||
+        (o.size && gb_check_size(o.benches, o.size, why, sizeof why) != 0)) {
+        fprintf(stderr, "gpubench: %s\n", why);
+        return 2;
     }
     uint32_t ndev = 0;
     xgpu_device_count(&ndev);
@@ -179,9 +161,9 @@ int main(int argc, char **argv) {
         }
         ran += run_device(&o, dev, &env) == 0;
     }
-    if (selected(o.benches, "gemm") && (!o.selector || !strcmp(o.selector, "host"))) {
+    if (gb_selected(o.benches, "gemm") && (!o.selector || !strcmp(o.selector, "host"))) {
         gb_bench_openblas(&env);
-    } else if (selected(o.benches, "gemm")) {
+    } else if (gb_selected(o.benches, "gemm")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
     if (env.progress) {
