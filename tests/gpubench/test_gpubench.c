@@ -13,7 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -214,10 +220,145 @@ static void rank_picks_the_device_and_the_file(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "SLURM_LOCALID=0: device 0"));
+    /* The default file is named in full, not left to be found. */
+    char cwd[4096], said[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(said, sizeof said, "SLURM_LOCALID=0: results to %s/gpubench-node7-0.json", cwd);
+    if (!strstr(out, said)) {
+        fail_msg("expected \"%s\" in\n%s", said, out);
+    }
     free(out);
     char *json = slurp("gpubench-node7-0.json");
     assert_non_null(json);
     free(json);
+}
+
+/* An unwritable destination is found before the run, not after it. */
+static void unwritable_destination_is_found_first(void **state) {
+    (void)state;
+    static const char *const cases[][2] = {
+        {"--json gb-no-such-dir/x.json", "--json gb-no-such-dir/x.json: cannot create"},
+        {"--csv gb-no-such-dir/x.csv", "--csv gb-no-such-dir/x.csv: cannot create"},
+        {"--json .", "--json . is a directory"},
+        {"--csv gb-no-such-dir/", "gb-no-such-dir/"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s -b launch --reps 3 %s", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1]) || strstr(out, "results")) {
+            fail_msg("gpubench %s: status %d, expected 2 before the run and \"%s\"\n%s",
+                     cases[i][0], status, cases[i][1], out);
+        }
+        free(out);
+    }
+}
+
+/* Entries of `dir` whose name starts with a dot: temporaries left behind. */
+static int leftovers(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    }
+    closedir(d);
+    return n;
+}
+
+/* The file appears whole by rename: a symlink at the destination is
+ * replaced (its target untouched), the mode is 0644 & ~umask whatever
+ * mkstemp made, and no temporary stays behind. */
+static void result_files_are_replaced_atomically(void **state) {
+    (void)state;
+    char cmd[1024];
+    int status = 0;
+    free(run("rm -rf gb-atomic && mkdir gb-atomic && echo precious > gb-atomic/victim && "
+             "ln -s victim gb-atomic/out.json && ln -s victim gb-atomic/out.csv",
+             &status));
+    assert_int_equal(status, 0);
+    static const struct {
+        const char *umask;
+        mode_t mode;
+    } masks[] = {{"000", 0644}, {"027", 0640}, {"022", 0644}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "umask %s && %s -b launch --reps 3 --json gb-atomic/out.json "
+                 "--csv gb-atomic/out.csv",
+                 masks[i].umask, GPUBENCH);
+        free(run(cmd, &status));
+        assert_int_equal(status, 0);
+        static const char *const files[] = {"gb-atomic/out.json", "gb-atomic/out.csv"};
+        for (size_t k = 0; k < 2; k++) {
+            struct stat st;
+            assert_int_equal(lstat(files[k], &st), 0);
+            if (!S_ISREG(st.st_mode) || (st.st_mode & 07777) != masks[i].mode) {
+                fail_msg("%s with umask %s: mode %o, a regular file of %o expected", files[k],
+                         masks[i].umask, (unsigned)st.st_mode, (unsigned)masks[i].mode);
+            }
+        }
+        char *victim = slurp("gb-atomic/victim");
+        assert_string_equal(victim, "precious\n");
+        free(victim);
+        char *json = slurp("gb-atomic/out.json");
+        cJSON *root = cJSON_Parse(json);
+        assert_non_null(root);
+        cJSON_Delete(root);
+        free(json);
+        assert_int_equal(leftovers("gb-atomic"), 0);
+    }
+}
+
+/* Whether `dir` holds a temporary for out.json yet. */
+static bool has_temporary(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    bool found = false;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        found |= !strncmp(e->d_name, ".out.json.", 10);
+    }
+    closedir(d);
+    return found;
+}
+
+/* A signal during the run (Ctrl-C, a batch system's SIGTERM, a closed
+ * terminal) leaves the old file as it was and no temporary behind. */
+static void interrupted_run_leaves_the_old_file(void **state) {
+    (void)state;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < 3; i++) {
+        int status = 0;
+        free(run("rm -rf gb-int && mkdir gb-int && echo old > gb-int/out.json", &status));
+        assert_int_equal(status, 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(sigs[i], SIG_DFL); /* as a shell's foreground job has it */
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+            execl(GPUBENCH, GPUBENCH, "-b", "launch", "--time", "60", "--json", "gb-int/out.json",
+                  (char *)NULL);
+            _exit(127);
+        }
+        bool seen = false;
+        for (int n = 0; n < 1200 && !(seen = has_temporary("gb-int")); n++) {
+            nanosleep(&(struct timespec){0, 50000000}, NULL);
+        }
+        kill(pid, sigs[i]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(seen);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i]) {
+            fail_msg("signal %d: gpubench ended with status 0x%x", sigs[i], (unsigned)status);
+        }
+        char *old = slurp("gb-int/out.json");
+        if (!old || strcmp(old, "old\n") || leftovers("gb-int")) {
+            fail_msg("signal %d: out.json \"%.80s\", %d temporaries left", sigs[i],
+                     old ? old : "(missing)", leftovers("gb-int"));
+        }
+        free(old);
+    }
 }
 
 /* Sizes and lists that cannot run are usage errors (status 2) that name the
@@ -289,6 +430,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
+        cmocka_unit_test(unwritable_destination_is_found_first),
+        cmocka_unit_test(result_files_are_replaced_atomically),
+        cmocka_unit_test(interrupted_run_leaves_the_old_file),
         cmocka_unit_test(size_arithmetic_is_checked),
     };
     return cmocka_run_group_tests_name("gpubench", tests, NULL, NULL);

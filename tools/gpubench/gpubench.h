@@ -84,8 +84,10 @@ void gb_bench_launch(gb_env *env);
 
 /* output.c */
 void gb_print_table(FILE *out, const gb_result *r, size_t n);
-int gb_write_csv(const char *path, const gb_result *r, size_t n);
-int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, size_t n);
+/* Write to an open file (outfile.h: written to a temporary, renamed at the
+ * end); errors show in ferror(f). */
+void gb_write_csv(FILE *f, const gb_result *r, size_t n);
+void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n);
 const char *gb_host_name(void);
 
 /* args.c: checks of the command line, before anything runs. Each returns

@@ -4,6 +4,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
 #include "gpuinfo.h"
+#include "outfile.h"
+
+#include <limits.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +117,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    char why[256];
+    char why[1024];
     if (gb_check_benches(o.benches, why, sizeof why) != 0 ||
         (o.size && gb_check_size(o.benches, o.size, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s\n", why);
@@ -124,16 +127,33 @@ int main(int argc, char **argv) {
     xgpu_device_count(&ndev);
     const char *rank_var = NULL;
     int rank = gb_local_rank(&rank_var);
-    char rank_json[512];
+    char rank_json[PATH_MAX + 192];
     if (rank >= 0 && !o.selector && ndev) {
         static char sel[16];
         snprintf(sel, sizeof sel, "%u", (unsigned)rank % ndev);
         o.selector = sel;
-        if (!o.json) {
-            snprintf(rank_json, sizeof rank_json, "gpubench-%s-%d.json", gb_host_name(), rank);
-            o.json = rank_json;
-        }
         fprintf(stderr, "gpubench: %s=%d: device %s\n", rank_var, rank, sel);
+        if (!o.json) {
+            /* Said in full: a job's working folder is easy to mistake. */
+            char cwd[PATH_MAX], host[128];
+            snprintf(host, sizeof host, "%s", gb_host_name());
+            for (char *c = host; *c; c++) {
+                *c = *c == '/' ? '_' : *c; /* a forced name stays one file name */
+            }
+            snprintf(rank_json, sizeof rank_json, "%s/gpubench-%s-%d.json",
+                     getcwd(cwd, sizeof cwd) ? cwd : ".", host, rank);
+            o.json = rank_json;
+            fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, rank_json);
+        }
+    }
+    /* The destinations are checked (a temporary created beside each) before
+     * the run, not found unwritable after it. */
+    gb_outfile csv = {0}, json = {0};
+    if ((o.csv && gb_outfile_open(&csv, o.csv, why, sizeof why) != 0) ||
+        (o.json && gb_outfile_open(&json, o.json, why, sizeof why) != 0)) {
+        fprintf(stderr, "gpubench: %s%s\n", o.csv && !csv.f ? "--csv " : "--json ", why);
+        gb_outfile_discard(&csv);
+        return 2;
     }
     gb_env env;
     memset(&env, 0, sizeof env);
@@ -183,10 +203,21 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpubench: no device ran%s; see gpuinfo\n",
                 o.selector ? " for that selector" : "");
     }
-    int rc = (o.csv && gb_write_csv(o.csv, env.results, env.count)) ||
-                     (o.json && gb_write_json(o.json, &o, env.results, env.count))
-                 ? 2
-                 : 0;
+    int rc = 0;
+    if (o.csv) {
+        gb_write_csv(csv.f, env.results, env.count);
+        if (gb_outfile_commit(&csv, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --csv %s\n", why);
+            rc = 2;
+        }
+    }
+    if (o.json) {
+        gb_write_json(json.f, &o, env.results, env.count);
+        if (gb_outfile_commit(&json, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --json %s\n", why);
+            rc = 2;
+        }
+    }
     free(env.results);
     return rc ? rc : (failed || !ran ? 1 : 0);
 }
