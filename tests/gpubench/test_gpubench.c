@@ -187,6 +187,167 @@ static void report_refuses_bad_files(void **state) {
     free(out);
 }
 
+/* A result file written by hand: host and the results array's text. */
+static void write_results(const char *path, const char *host, const char *results) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"schema\": \"xgpu.gpubench/1\", \"host\": %s, \"results\": [%s]}\n", host,
+            results);
+    assert_int_equal(fclose(f), 0);
+}
+
+#define ROW_HEAD                                                                                   \
+    "\"bench\": \"gemm\", \"impl\": \"xgpu\", \"device\": \"opencl:0\", \"dtype\": \"f32\", "
+#define GOOD_ROW                                                                                   \
+    "{" ROW_HEAD "\"device_name\": \"dev\", \"shape\": \"s\", \"size\": 64, \"gflops\": 2.5, "     \
+    "\"verified\": true}"
+
+/* Device names, hosts and shapes are text from another machine: in the
+ * Markdown a '|' or a newline broke the table and HTML went through. */
+static void report_escapes_markdown(void **state) {
+    (void)state;
+    write_results("gb-evil.json", "\"evil|host\"",
+                  GOOD_ROW ", {" ROW_HEAD "\"device_name\": \"<script>alert(1)</script>|x\\ny\", "
+                           "\"shape\": \"a*b_c`d`[e](f)\\\\\", \"size\": 64, \"gbs\": null, "
+                           "\"verified\": false}");
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s report -o gb-evil gb-evil.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *md = slurp("gb-evil.md");
+    assert_non_null(md);
+    if (strstr(md, "<script>") || !strstr(md, "&lt;script&gt;")) {
+        fail_msg("HTML passed into the Markdown:\n%s", md);
+    }
+    int lines = 0;
+    for (char *line = md; *line; lines++) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        int pipes = 0;
+        for (char *p = line; p < end; p++) {
+            pipes += *p == '|' && (p == line || p[-1] != '\\');
+        }
+        if (pipes != 9) {
+            fail_msg("%d cell separators, 9 expected: %.*s", pipes, (int)(end - line), line);
+        }
+        line = end + 1;
+    }
+    assert_int_equal(lines, 4); /* header, rule, two rows */
+    free(md);
+    char *html = slurp("gb-evil.html");
+    assert_null(strstr(html, "<script>"));
+    free(html);
+}
+
+/* A field of the wrong type, or missing, is an error naming the file and
+ * the key; it used to become an empty string or -1 without a word. */
+static void report_names_the_bad_key(void **state) {
+    (void)state;
+    static const char *const cases[][3] = {
+        {"\"h\"",
+         GOOD_ROW ", {" ROW_HEAD
+                  "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, \"gbs\": \"fast\", "
+                  "\"verified\": true}",
+         "gb-typed.json: results[1].gbs: expected a number"},
+        {"\"h\"", "{" ROW_HEAD "\"shape\": \"s\", \"size\": 1, \"gbs\": 1, \"verified\": true}",
+         "gb-typed.json: results[0].device_name: missing"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": 7, \"shape\": \"s\", \"size\": 1, \"gbs\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0].device_name: expected a string"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": \"1\", \"gbs\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0].size: expected a number"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, \"gbs\": 1, "
+         "\"verified\": \"yes\"}",
+         "gb-typed.json: results[0].verified: expected true or false"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0]: missing a rate"},
+        {"\"h\"", GOOD_ROW ", 5", "gb-typed.json: results[1]: expected an object"},
+        {"42", GOOD_ROW, "gb-typed.json: host: expected a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_results("gb-typed.json", cases[i][0], cases[i][1]);
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s report -o gb-typed gb-typed.json", GPUBENCH);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][2])) {
+            fail_msg("case %zu: status %d, expected 2 and \"%s\"\n%s", i, status, cases[i][2], out);
+        }
+        free(out);
+    }
+}
+
+/* Input is bounded (a sparse file over the limit, /dev/zero) and a folder
+ * is named as one. */
+static void report_bounds_its_input(void **state) {
+    (void)state;
+    FILE *f = fopen("gb-huge.json", "w");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)65 << 20), 0); /* sparse: no disk used */
+    fclose(f);
+    static const char *const cases[][2] = {
+        {"gb-huge.json", "gb-huge.json: 68157440 bytes, over the 64 MiB limit"},
+        {"/dev/zero", "/dev/zero: more than the 64 MiB limit"},
+        {".", ". is a directory"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s report -o gb-huge %s", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1])) {
+            fail_msg("%s: status %d, expected 2 and \"%s\"\n%s", cases[i][0], status, cases[i][1],
+                     out);
+        }
+        free(out);
+    }
+    unlink("gb-huge.json");
+}
+
+/* Sizes of 2^31 and more, below 1, zero, negative or infinite, and an
+ * infinite rate: the axis used 1 << e (labels -2147483648, nan). */
+static void report_chart_axis_is_safe(void **state) {
+    (void)state;
+    char rows[4096] = GOOD_ROW;
+    static const char *const odd[][2] = {{"2147483648", "3"}, {"4294967296", "4"}, {"0.5", "1"},
+                                         {"1e400", "2"},      {"-4", "2"},         {"0", "2"},
+                                         {"128", "1e999"}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        char row[512];
+        snprintf(row, sizeof row,
+                 ", {" ROW_HEAD "\"device_name\": \"dev\", \"shape\": \"s\", \"size\": %s, "
+                 "\"gflops\": %s, \"verified\": true}",
+                 odd[i][0], odd[i][1]);
+        strcat(rows, row);
+    }
+    write_results("gb-axis.json", "\"h\"", rows);
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s report -o gb-axis gb-axis.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *html = slurp("gb-axis.html");
+    assert_non_null(html);
+    char *svg = strstr(html, "<svg"), *end = svg ? strstr(svg, "</svg>") : NULL;
+    assert_non_null(end);
+    *end = '\0';
+    if (strstr(svg, "-2147483648") || strstr(svg, "nan") || strstr(svg, "inf") ||
+        !strstr(svg, ">0.5</text>") || !strstr(svg, "<polyline")) {
+        fail_msg("a bad axis:\n%s", svg);
+    }
+    assert_non_null(strstr(end + 1, "4 GEMM result(s) left out of the chart"));
+    free(html);
+}
+
 static void local_rank_from_each_launcher(void **state) {
     (void)state;
     static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -427,6 +588,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test(json_and_csv_parse),
         cmocka_unit_test(report_merges_two_machines),
         cmocka_unit_test(report_refuses_bad_files),
+        cmocka_unit_test(report_escapes_markdown),
+        cmocka_unit_test(report_names_the_bad_key),
+        cmocka_unit_test(report_bounds_its_input),
+        cmocka_unit_test(report_chart_axis_is_safe),
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
