@@ -348,6 +348,67 @@ static void report_chart_axis_is_safe(void **state) {
     free(html);
 }
 
+/* clpeak is whatever PATH finds: a fake one made the reference row read
+ * 1e308 GB/s. A figure that is not finite and in (0, 100000] drops the
+ * row's figure with the reason in its note. */
+static void clpeak_figure_is_checked(void **state) {
+    (void)state;
+    xgpu_device *dev = NULL;
+    xgpu_device_info info;
+    assert_int_equal(xgpu_device_get(0, &dev), XGPU_SUCCESS);
+    assert_int_equal(xgpu_device_get_info(dev, &info, sizeof info), XGPU_SUCCESS);
+    if (strcmp(info.backend, "opencl") != 0) {
+        skip(); /* the clpeak row is for OpenCL devices */
+    }
+    int status = 0;
+    free(run("rm -rf gb-fakebin && mkdir gb-fakebin", &status));
+    FILE *f = fopen("gb-fakebin/clpeak", "w");
+    assert_non_null(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "echo 'Platform: fake'\n"
+            "echo '  Device: %s'\n"
+            "echo '    Global memory bandwidth (GBPS)'\n"
+            "echo \"      float   : $GB_FAKE_GBS\"\n"
+            "echo '      float2  : 1.50'\n",
+            info.name);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod("gb-fakebin/clpeak", 0755), 0);
+    static const struct {
+        const char *figure;
+        double rate; /* -1: dropped */
+    } cases[] = {{"12.5", 12.5}, {"1e308", -1}, {"inf", -1},   {"nan", -1},
+                 {"-3", -1},     {"0", -1},     {"100001", -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "PATH=\"$PWD/gb-fakebin:$PATH\" GB_FAKE_GBS=%s %s -b reduce --size 1 --reps 3 "
+                 "--json gb-clpeak.json",
+                 cases[i].figure, GPUBENCH);
+        free(run(cmd, &status));
+        assert_int_equal(status, 0);
+        char *text = slurp("gb-clpeak.json");
+        cJSON *root = cJSON_Parse(text);
+        assert_non_null(root);
+        const cJSON *r, *row = NULL;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+            if (!strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "clpeak")) {
+                row = r;
+            }
+        }
+        assert_non_null(row);
+        const cJSON *gbs = cJSON_GetObjectItem(row, "gbs");
+        const char *note = cJSON_GetObjectItem(row, "note")->valuestring;
+        if (cases[i].rate > 0 ? !cJSON_IsNumber(gbs) || gbs->valuedouble != cases[i].rate
+                              : !cJSON_IsNull(gbs) || !strstr(note, "figure dropped")) {
+            fail_msg("clpeak reporting %s: gbs %s, note \"%s\"", cases[i].figure,
+                     cJSON_IsNumber(gbs) ? "a number" : "null", note);
+        }
+        cJSON_Delete(root);
+        free(text);
+    }
+}
+
 static void local_rank_from_each_launcher(void **state) {
     (void)state;
     static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -592,6 +653,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_names_the_bad_key),
         cmocka_unit_test(report_bounds_its_input),
         cmocka_unit_test(report_chart_axis_is_safe),
+        cmocka_unit_test(clpeak_figure_is_checked),
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
