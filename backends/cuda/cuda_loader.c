@@ -140,7 +140,7 @@ static void init_failure_reason(const cu_driver *drv, CUresult r, char *reason, 
 
 xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, size_t reason_size) {
     memset(drv, 0, sizeof *drv);
-    const char *override = getenv("XGPU_CUDA_DRIVER");
+    const char *override = secure_getenv("XGPU_CUDA_DRIVER");
     const char *file = override && *override ? override : "libcuda.so.1";
     dlerror();
     drv->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
@@ -255,7 +255,7 @@ xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size) {
                                           "libnvrtc.so.11.0", "libnvrtc.so"};
     const char *dirs[3] = {"", NULL, "/usr/local/cuda/lib64/"};
     char cuda_path[512] = "";
-    const char *env = getenv("CUDA_PATH");
+    const char *env = secure_getenv("CUDA_PATH");
     if (env && *env) {
         snprintf(cuda_path, sizeof cuda_path, "%s/lib64/", env);
         dirs[1] = cuda_path;

@@ -117,8 +117,8 @@ typedef struct candidate {
 /* The runtime libraries to try, in order. */
 static size_t runtime_candidates(candidate *out, size_t max) {
     static const char *const rocm[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
-    const char *rocm_path = getenv("ROCM_PATH");
-    const char *dtk_path = getenv("DTK_PATH");
+    const char *rocm_path = secure_getenv("ROCM_PATH");
+    const char *dtk_path = secure_getenv("DTK_PATH");
     char dirs[3][512] = {"", "", "/opt/rocm/lib/"};
     if (rocm_path && *rocm_path) {
         snprintf(dirs[1], sizeof dirs[1], "%.500s/lib/", rocm_path);
@@ -199,7 +199,7 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
                               size_t reason_size) {
     candidate cands[16];
     size_t n = 0;
-    const char *override = getenv("XGPU_HIP_RUNTIME");
+    const char *override = secure_getenv("XGPU_HIP_RUNTIME");
     if (override && *override) {
         snprintf(cands[0].file, sizeof cands[0].file, "%.599s", override);
         cands[0].flavor = strstr(override, "galaxyhip") ? HIP_FLAVOR_DTK : HIP_FLAVOR_ROCM;

@@ -13,7 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -181,6 +187,228 @@ static void report_refuses_bad_files(void **state) {
     free(out);
 }
 
+/* A result file written by hand: host and the results array's text. */
+static void write_results(const char *path, const char *host, const char *results) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"schema\": \"xgpu.gpubench/1\", \"host\": %s, \"results\": [%s]}\n", host,
+            results);
+    assert_int_equal(fclose(f), 0);
+}
+
+#define ROW_HEAD                                                                                   \
+    "\"bench\": \"gemm\", \"impl\": \"xgpu\", \"device\": \"opencl:0\", \"dtype\": \"f32\", "
+#define GOOD_ROW                                                                                   \
+    "{" ROW_HEAD "\"device_name\": \"dev\", \"shape\": \"s\", \"size\": 64, \"gflops\": 2.5, "     \
+    "\"verified\": true}"
+
+/* Device names, hosts and shapes are text from another machine: in the
+ * Markdown a '|' or a newline broke the table and HTML went through. */
+static void report_escapes_markdown(void **state) {
+    (void)state;
+    write_results("gb-evil.json", "\"evil|host\"",
+                  GOOD_ROW ", {" ROW_HEAD "\"device_name\": \"<script>alert(1)</script>|x\\ny\", "
+                           "\"shape\": \"a*b_c`d`[e](f)\\\\\", \"size\": 64, \"gbs\": null, "
+                           "\"verified\": false}");
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s report -o gb-evil gb-evil.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *md = slurp("gb-evil.md");
+    assert_non_null(md);
+    if (strstr(md, "<script>") || !strstr(md, "&lt;script&gt;")) {
+        fail_msg("HTML passed into the Markdown:\n%s", md);
+    }
+    int lines = 0;
+    for (char *line = md; *line; lines++) {
+        char *end = strchr(line, '\n');
+        assert_non_null(end);
+        int pipes = 0;
+        for (char *p = line; p < end; p++) {
+            pipes += *p == '|' && (p == line || p[-1] != '\\');
+        }
+        if (pipes != 9) {
+            fail_msg("%d cell separators, 9 expected: %.*s", pipes, (int)(end - line), line);
+        }
+        line = end + 1;
+    }
+    assert_int_equal(lines, 4); /* header, rule, two rows */
+    free(md);
+    char *html = slurp("gb-evil.html");
+    assert_null(strstr(html, "<script>"));
+    free(html);
+}
+
+/* A field of the wrong type, or missing, is an error naming the file and
+ * the key; it used to become an empty string or -1 without a word. */
+static void report_names_the_bad_key(void **state) {
+    (void)state;
+    static const char *const cases[][3] = {
+        {"\"h\"",
+         GOOD_ROW ", {" ROW_HEAD
+                  "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, \"gbs\": \"fast\", "
+                  "\"verified\": true}",
+         "gb-typed.json: results[1].gbs: expected a number"},
+        {"\"h\"", "{" ROW_HEAD "\"shape\": \"s\", \"size\": 1, \"gbs\": 1, \"verified\": true}",
+         "gb-typed.json: results[0].device_name: missing"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": 7, \"shape\": \"s\", \"size\": 1, \"gbs\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0].device_name: expected a string"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": \"1\", \"gbs\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0].size: expected a number"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, \"gbs\": 1, "
+         "\"verified\": \"yes\"}",
+         "gb-typed.json: results[0].verified: expected true or false"},
+        {"\"h\"",
+         "{" ROW_HEAD "\"device_name\": \"d\", \"shape\": \"s\", \"size\": 1, "
+         "\"verified\": true}",
+         "gb-typed.json: results[0]: missing a rate"},
+        {"\"h\"", GOOD_ROW ", 5", "gb-typed.json: results[1]: expected an object"},
+        {"42", GOOD_ROW, "gb-typed.json: host: expected a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_results("gb-typed.json", cases[i][0], cases[i][1]);
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s report -o gb-typed gb-typed.json", GPUBENCH);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][2])) {
+            fail_msg("case %zu: status %d, expected 2 and \"%s\"\n%s", i, status, cases[i][2], out);
+        }
+        free(out);
+    }
+}
+
+/* Input is bounded (a sparse file over the limit, /dev/zero) and a folder
+ * is named as one. */
+static void report_bounds_its_input(void **state) {
+    (void)state;
+    FILE *f = fopen("gb-huge.json", "w");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)65 << 20), 0); /* sparse: no disk used */
+    fclose(f);
+    static const char *const cases[][2] = {
+        {"gb-huge.json", "gb-huge.json: 68157440 bytes, over the 64 MiB limit"},
+        {"/dev/zero", "/dev/zero: more than the 64 MiB limit"},
+        {".", ". is a directory"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s report -o gb-huge %s", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1])) {
+            fail_msg("%s: status %d, expected 2 and \"%s\"\n%s", cases[i][0], status, cases[i][1],
+                     out);
+        }
+        free(out);
+    }
+    unlink("gb-huge.json");
+}
+
+/* Sizes of 2^31 and more, below 1, zero, negative or infinite, and an
+ * infinite rate: the axis used 1 << e (labels -2147483648, nan). */
+static void report_chart_axis_is_safe(void **state) {
+    (void)state;
+    char rows[4096] = GOOD_ROW;
+    static const char *const odd[][2] = {{"2147483648", "3"}, {"4294967296", "4"}, {"0.5", "1"},
+                                         {"1e400", "2"},      {"-4", "2"},         {"0", "2"},
+                                         {"128", "1e999"}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        char row[512];
+        snprintf(row, sizeof row,
+                 ", {" ROW_HEAD "\"device_name\": \"dev\", \"shape\": \"s\", \"size\": %s, "
+                 "\"gflops\": %s, \"verified\": true}",
+                 odd[i][0], odd[i][1]);
+        strcat(rows, row);
+    }
+    write_results("gb-axis.json", "\"h\"", rows);
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s report -o gb-axis gb-axis.json", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    free(out);
+    char *html = slurp("gb-axis.html");
+    assert_non_null(html);
+    char *svg = strstr(html, "<svg"), *end = svg ? strstr(svg, "</svg>") : NULL;
+    assert_non_null(end);
+    *end = '\0';
+    if (strstr(svg, "-2147483648") || strstr(svg, "nan") || strstr(svg, "inf") ||
+        !strstr(svg, ">0.5</text>") || !strstr(svg, "<polyline")) {
+        fail_msg("a bad axis:\n%s", svg);
+    }
+    assert_non_null(strstr(end + 1, "4 GEMM result(s) left out of the chart"));
+    free(html);
+}
+
+/* clpeak is whatever PATH finds: a fake one made the reference row read
+ * 1e308 GB/s. A figure that is not finite and in (0, 100000] drops the
+ * row's figure with the reason in its note. */
+static void clpeak_figure_is_checked(void **state) {
+    (void)state;
+    xgpu_device *dev = NULL;
+    xgpu_device_info info;
+    assert_int_equal(xgpu_device_get(0, &dev), XGPU_SUCCESS);
+    assert_int_equal(xgpu_device_get_info(dev, &info, sizeof info), XGPU_SUCCESS);
+    if (strcmp(info.backend, "opencl") != 0) {
+        skip(); /* the clpeak row is for OpenCL devices */
+    }
+    int status = 0;
+    free(run("rm -rf gb-fakebin && mkdir gb-fakebin", &status));
+    FILE *f = fopen("gb-fakebin/clpeak", "w");
+    assert_non_null(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "echo 'Platform: fake'\n"
+            "echo '  Device: %s'\n"
+            "echo '    Global memory bandwidth (GBPS)'\n"
+            "echo \"      float   : $GB_FAKE_GBS\"\n"
+            "echo '      float2  : 1.50'\n",
+            info.name);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod("gb-fakebin/clpeak", 0755), 0);
+    static const struct {
+        const char *figure;
+        double rate; /* -1: dropped */
+    } cases[] = {{"12.5", 12.5}, {"1e308", -1}, {"inf", -1},   {"nan", -1},
+                 {"-3", -1},     {"0", -1},     {"100001", -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "PATH=\"$PWD/gb-fakebin:$PATH\" GB_FAKE_GBS=%s %s -b reduce --size 1 --reps 3 "
+                 "--json gb-clpeak.json",
+                 cases[i].figure, GPUBENCH);
+        free(run(cmd, &status));
+        assert_int_equal(status, 0);
+        char *text = slurp("gb-clpeak.json");
+        cJSON *root = cJSON_Parse(text);
+        assert_non_null(root);
+        const cJSON *r, *row = NULL;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+            if (!strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "clpeak")) {
+                row = r;
+            }
+        }
+        assert_non_null(row);
+        const cJSON *gbs = cJSON_GetObjectItem(row, "gbs");
+        const char *note = cJSON_GetObjectItem(row, "note")->valuestring;
+        if (cases[i].rate > 0 ? !cJSON_IsNumber(gbs) || gbs->valuedouble != cases[i].rate
+                              : !cJSON_IsNull(gbs) || !strstr(note, "figure dropped")) {
+            fail_msg("clpeak reporting %s: gbs %s, note \"%s\"", cases[i].figure,
+                     cJSON_IsNumber(gbs) ? "a number" : "null", note);
+        }
+        cJSON_Delete(root);
+        free(text);
+    }
+}
+
 static void local_rank_from_each_launcher(void **state) {
     (void)state;
     static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -214,20 +442,226 @@ static void rank_picks_the_device_and_the_file(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     assert_non_null(strstr(out, "SLURM_LOCALID=0: device 0"));
+    /* The default file is named in full, not left to be found. */
+    char cwd[4096], said[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(said, sizeof said, "SLURM_LOCALID=0: results to %s/gpubench-node7-0.json", cwd);
+    if (!strstr(out, said)) {
+        fail_msg("expected \"%s\" in\n%s", said, out);
+    }
     free(out);
     char *json = slurp("gpubench-node7-0.json");
     assert_non_null(json);
     free(json);
 }
 
-int main(void) {
+/* An unwritable destination is found before the run, not after it. */
+static void unwritable_destination_is_found_first(void **state) {
+    (void)state;
+    static const char *const cases[][2] = {
+        {"--json gb-no-such-dir/x.json", "--json gb-no-such-dir/x.json: cannot create"},
+        {"--csv gb-no-such-dir/x.csv", "--csv gb-no-such-dir/x.csv: cannot create"},
+        {"--json .", "--json . is a directory"},
+        {"--csv gb-no-such-dir/", "gb-no-such-dir/"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s -b launch --reps 3 %s", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1]) || strstr(out, "results")) {
+            fail_msg("gpubench %s: status %d, expected 2 before the run and \"%s\"\n%s",
+                     cases[i][0], status, cases[i][1], out);
+        }
+        free(out);
+    }
+}
+
+/* Entries of `dir` whose name starts with a dot: temporaries left behind. */
+static int leftovers(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    }
+    closedir(d);
+    return n;
+}
+
+/* The file appears whole by rename: a symlink at the destination is
+ * replaced (its target untouched), the mode is 0644 & ~umask whatever
+ * mkstemp made, and no temporary stays behind. */
+static void result_files_are_replaced_atomically(void **state) {
+    (void)state;
+    char cmd[1024];
+    int status = 0;
+    free(run("rm -rf gb-atomic && mkdir gb-atomic && echo precious > gb-atomic/victim && "
+             "ln -s victim gb-atomic/out.json && ln -s victim gb-atomic/out.csv",
+             &status));
+    assert_int_equal(status, 0);
+    static const struct {
+        const char *umask;
+        mode_t mode;
+    } masks[] = {{"000", 0644}, {"027", 0640}, {"022", 0644}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "umask %s && %s -b launch --reps 3 --json gb-atomic/out.json "
+                 "--csv gb-atomic/out.csv",
+                 masks[i].umask, GPUBENCH);
+        free(run(cmd, &status));
+        assert_int_equal(status, 0);
+        static const char *const files[] = {"gb-atomic/out.json", "gb-atomic/out.csv"};
+        for (size_t k = 0; k < 2; k++) {
+            struct stat st;
+            assert_int_equal(lstat(files[k], &st), 0);
+            if (!S_ISREG(st.st_mode) || (st.st_mode & 07777) != masks[i].mode) {
+                fail_msg("%s with umask %s: mode %o, a regular file of %o expected", files[k],
+                         masks[i].umask, (unsigned)st.st_mode, (unsigned)masks[i].mode);
+            }
+        }
+        char *victim = slurp("gb-atomic/victim");
+        assert_string_equal(victim, "precious\n");
+        free(victim);
+        char *json = slurp("gb-atomic/out.json");
+        cJSON *root = cJSON_Parse(json);
+        assert_non_null(root);
+        cJSON_Delete(root);
+        free(json);
+        assert_int_equal(leftovers("gb-atomic"), 0);
+    }
+}
+
+/* Whether `dir` holds a temporary for out.json yet. */
+static bool has_temporary(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    bool found = false;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        found |= !strncmp(e->d_name, ".out.json.", 10);
+    }
+    closedir(d);
+    return found;
+}
+
+/* A signal during the run (Ctrl-C, a batch system's SIGTERM, a closed
+ * terminal) leaves the old file as it was and no temporary behind. */
+static void interrupted_run_leaves_the_old_file(void **state) {
+    (void)state;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < 3; i++) {
+        int status = 0;
+        free(run("rm -rf gb-int && mkdir gb-int && echo old > gb-int/out.json", &status));
+        assert_int_equal(status, 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(sigs[i], SIG_DFL); /* as a shell's foreground job has it */
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+            /* Minutes of work on any device; killed within moments. */
+            execl(GPUBENCH, GPUBENCH, "-b", "gemm", "--size", "4096", "--reps", "100", "--json",
+                  "gb-int/out.json", (char *)NULL);
+            _exit(127);
+        }
+        bool seen = false;
+        for (int n = 0; n < 1200 && !(seen = has_temporary("gb-int")); n++) {
+            nanosleep(&(struct timespec){0, 50000000}, NULL);
+        }
+        kill(pid, sigs[i]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(seen);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i]) {
+            fail_msg("signal %d: gpubench ended with status 0x%x", sigs[i], (unsigned)status);
+        }
+        char *old = slurp("gb-int/out.json");
+        if (!old || strcmp(old, "old\n") || leftovers("gb-int")) {
+            fail_msg("signal %d: out.json \"%.80s\", %d temporaries left", sigs[i],
+                     old ? old : "(missing)", leftovers("gb-int"));
+        }
+        free(old);
+    }
+}
+
+/* Sizes and lists that cannot run are usage errors (status 2) that name the
+ * option and the value, before any device is touched. */
+static void bad_sizes_and_lists_are_usage_errors(void **state) {
+    (void)state;
+    static const char *const cases[][2] = {
+        {"-b gemm --size 2147483648", "--size 2147483648"}, /* n*n*4 wraps */
+        {"-b gemm --size 4294967296", "--size 4294967296"},
+        {"-b gemm --size 300000", "--size 300000"}, /* fits, but 2 TiB */
+        {"-b reduce --size 17592186044416", "--size 17592186044416"},
+        {"-b stream --size 18446744073709551615", "--size 18446744073709551615"},
+        {"--size 99999999999999999999999", "--size 99999999999999999999999"},
+        {"-b gemm --size -1", "--size -1"},
+        {"-b gemm --size ' 5'", "--size  5"},
+        {"-b gemm --size abc", "--size abc"},
+        {"-b gemm --size 12x", "--size 12x"},
+        {"-b gemm --size 0", "--size 0"},
+        {"-b ''", "-b \"\""},
+        {"-b gemm,", "-b \"gemm,\""},
+        {"-b ,gemm", "-b \",gemm\""},
+        {"-b gemm,bogus", "'bogus'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s %s --reps 1", GPUBENCH, cases[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, cases[i][1]) || strstr(out, "results")) {
+            fail_msg("gpubench %s: status %d, expected 2 and a message naming %s\n%s", cases[i][0],
+                     status, cases[i][1], out);
+        }
+        free(out);
+    }
+}
+
+static void size_arithmetic_is_checked(void **state) {
+    (void)state;
+    char why[256];
+    size_t n = 0;
+    assert_int_equal(gb_parse_size("64", &n, why, sizeof why), 0);
+    assert_int_equal(n, 64);
+    assert_int_equal(gb_parse_size("-1", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("+1", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("", &n, why, sizeof why), -1);
+    assert_int_equal(gb_parse_size("18446744073709551616", &n, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("gemm", 4096, why, sizeof why), 0);
+    assert_int_equal(gb_check_size("gemm", (size_t)1 << 31, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("gemm", (size_t)1 << 32, why, sizeof why), -1); /* n*n wraps */
+    assert_int_equal(gb_check_size("gemm", SIZE_MAX, why, sizeof why), -1);
+    assert_int_equal(gb_check_size("launch", SIZE_MAX, why, sizeof why), 0); /* takes no size */
+    assert_int_equal(gb_check_size("stream", 1024, why, sizeof why), 0);
+    assert_int_equal(gb_check_size("stream", (size_t)1 << 44, why, sizeof why), -1);
+    assert_int_equal(gb_check_size(NULL, (size_t)1 << 44, why, sizeof why), -1);
+    assert_int_equal(gb_check_benches("", why, sizeof why), -1);
+    assert_int_equal(gb_check_benches("gemm,launch", why, sizeof why), 0);
+    assert_int_equal(gb_check_benches("gemm,,launch", why, sizeof why), -1);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        cmocka_set_test_filter(argv[1]); /* e.g. "report_*" */
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(verification_catches_injected_errors),
         cmocka_unit_test(json_and_csv_parse),
         cmocka_unit_test(report_merges_two_machines),
         cmocka_unit_test(report_refuses_bad_files),
+        cmocka_unit_test(report_escapes_markdown),
+        cmocka_unit_test(report_names_the_bad_key),
+        cmocka_unit_test(report_bounds_its_input),
+        cmocka_unit_test(report_chart_axis_is_safe),
+        cmocka_unit_test(clpeak_figure_is_checked),
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
+        cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
+        cmocka_unit_test(unwritable_destination_is_found_first),
+        cmocka_unit_test(result_files_are_replaced_atomically),
+        cmocka_unit_test(interrupted_run_leaves_the_old_file),
+        cmocka_unit_test(size_arithmetic_is_checked),
     };
     return cmocka_run_group_tests_name("gpubench", tests, NULL, NULL);
 }

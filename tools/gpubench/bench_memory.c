@@ -52,7 +52,8 @@ static void clpeak_row(gb_env *env) {
     }
     gb_progress(env, "clpeak --global-bandwidth");
     double t0 = gb_now();
-    double gbs = peer_clpeak_bandwidth(env->info.name);
+    char why[200] = "";
+    double gbs = peer_clpeak_bandwidth(env->info.name, why, sizeof why);
     gb_result *r = gb_add(env, "reduce", "clpeak", "f32", "global bandwidth", 0);
     if (!r) {
         return;
@@ -65,7 +66,7 @@ static void clpeak_row(gb_env *env) {
                  "clpeak --global-bandwidth, best float vector width (ran %.1f s)", gb_now() - t0);
     } else {
         r->rate = -1;
-        snprintf(r->note, sizeof r->note, "not run: clpeak not installed (Debian: clpeak)");
+        snprintf(r->note, sizeof r->note, "%s", why);
     }
 }
 

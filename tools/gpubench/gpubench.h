@@ -84,9 +84,22 @@ void gb_bench_launch(gb_env *env);
 
 /* output.c */
 void gb_print_table(FILE *out, const gb_result *r, size_t n);
-int gb_write_csv(const char *path, const gb_result *r, size_t n);
-int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, size_t n);
+/* Write to an open file (outfile.h: written to a temporary, renamed at the
+ * end); errors show in ferror(f). */
+void gb_write_csv(FILE *f, const gb_result *r, size_t n);
+void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n);
 const char *gb_host_name(void);
+
+/* args.c: checks of the command line, before anything runs. Each returns
+ * 0, or -1 with a message naming the option and its value in `why`. */
+#define GB_SIZE_LIMIT_BYTES ((size_t)1 << 40)          /* buffers of one --size case */
+bool gb_selected(const char *list, const char *bench); /* list NULL: all */
+int gb_check_benches(const char *list, char *why, size_t why_size);
+/* A positive decimal number that fits a size_t: no sign, blank or suffix. */
+int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size);
+/* Whether the buffers `size` asks of the selected benchmarks fit a size_t
+ * and GB_SIZE_LIMIT_BYTES. */
+int gb_check_size(const char *benches, size_t size, char *why, size_t why_size);
 
 /* rank.c: the node-local rank a launcher gave this process, -1 if none. */
 int gb_local_rank(const char **variable);

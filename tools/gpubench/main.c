@@ -4,6 +4,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
 #include "gpuinfo.h"
+#include "outfile.h"
+
+#include <limits.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +44,6 @@ static const char usage[] =
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
     "ran), 2 on usage errors or unreadable report input.\n";
 
-static bool selected(const char *list, const char *bench) {
-    if (!list) {
-        return true;
-    }
-    size_t n = strlen(bench);
-    for (const char *p = list; (p = strstr(p, bench)) != NULL; p += n) {
-        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
     xgpu_device_get_info(dev, &env->info, sizeof env->info);
@@ -69,19 +59,19 @@ static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
         fprintf(stderr, "gpubench: %s: %s\n", env->path, xgpu_last_error()->message);
         return -1;
     }
-    if (selected(o->benches, "gemm")) {
+    if (gb_selected(o->benches, "gemm")) {
         gb_bench_gemm(env);
     }
-    if (selected(o->benches, "reduce")) {
+    if (gb_selected(o->benches, "reduce")) {
         gb_bench_reduce(env);
     }
-    if (selected(o->benches, "stream")) {
+    if (gb_selected(o->benches, "stream")) {
         gb_bench_stream(env);
     }
-    if (selected(o->benches, "transfer")) {
+    if (gb_selected(o->benches, "transfer")) {
         gb_bench_transfer(env);
     }
-    if (selected(o->benches, "launch")) {
+    if (gb_selected(o->benches, "launch")) {
         gb_bench_launch(env);
     }
     xgpu_queue_release(env->queue);
@@ -107,8 +97,13 @@ int main(int argc, char **argv) {
             o.benches = v, i++;
         } else if (!strcmp(a, "-d") && v) {
             o.selector = v, i++;
-        } else if (!strcmp(a, "--size") && v && strtoul(v, NULL, 10) > 0) {
-            o.size = strtoul(v, NULL, 10), i++;
+        } else if (!strcmp(a, "--size") && v) {
+            char why[160];
+            if (gb_parse_size(v, &o.size, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench: %s\n", why);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(a, "--reps") && v && atoi(v) > 0) {
             o.reps = atoi(v), i++;
         } else if (!strcmp(a, "--time") && v && atof(v) > 0) {
@@ -122,36 +117,43 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    static const char *const known[] = {"gemm", "reduce", "stream", "transfer", "launch"};
-    for (const char *p = o.benches; p && *p;) {
-        size_t n = strcspn(p, ",");
-        bool ok = false;
-        for (size_t k = 0; k < 5; k++) {
-            ok |= strlen(known[k]) == n && !strncmp(p, known[k], n);
-        }
-        if (!ok) {
-            fprintf(stderr,
-                    "gpubench: unknown benchmark '%.*s' (gemm, reduce, stream, "
-                    "transfer, launch)\n",
-                    (int)n, p);
-            return 2;
-        }
-        p += n + (p[n] == ',');
+    char why[1024];
+    if (gb_check_benches(o.benches, why, sizeof why) != 0 ||
+        (o.size && gb_check_size(o.benches, o.size, why, sizeof why) != 0)) {
+        fprintf(stderr, "gpubench: %s\n", why);
+        return 2;
     }
     uint32_t ndev = 0;
     xgpu_device_count(&ndev);
     const char *rank_var = NULL;
     int rank = gb_local_rank(&rank_var);
-    char rank_json[512];
+    char rank_json[PATH_MAX + 192];
     if (rank >= 0 && !o.selector && ndev) {
         static char sel[16];
         snprintf(sel, sizeof sel, "%u", (unsigned)rank % ndev);
         o.selector = sel;
-        if (!o.json) {
-            snprintf(rank_json, sizeof rank_json, "gpubench-%s-%d.json", gb_host_name(), rank);
-            o.json = rank_json;
-        }
         fprintf(stderr, "gpubench: %s=%d: device %s\n", rank_var, rank, sel);
+        if (!o.json) {
+            /* Said in full: a job's working folder is easy to mistake. */
+            char cwd[PATH_MAX], host[128];
+            snprintf(host, sizeof host, "%s", gb_host_name());
+            for (char *c = host; *c; c++) {
+                *c = *c == '/' ? '_' : *c; /* a forced name stays one file name */
+            }
+            snprintf(rank_json, sizeof rank_json, "%s/gpubench-%s-%d.json",
+                     getcwd(cwd, sizeof cwd) ? cwd : ".", host, rank);
+            o.json = rank_json;
+            fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, rank_json);
+        }
+    }
+    /* The destinations are checked (a temporary created beside each) before
+     * the run, not found unwritable after it. */
+    gb_outfile csv = {0}, json = {0};
+    if ((o.csv && gb_outfile_open(&csv, o.csv, why, sizeof why) != 0) ||
+        (o.json && gb_outfile_open(&json, o.json, why, sizeof why) != 0)) {
+        fprintf(stderr, "gpubench: %s%s\n", o.csv && !csv.f ? "--csv " : "--json ", why);
+        gb_outfile_discard(&csv);
+        return 2;
     }
     gb_env env;
     memset(&env, 0, sizeof env);
@@ -179,9 +181,9 @@ int main(int argc, char **argv) {
         }
         ran += run_device(&o, dev, &env) == 0;
     }
-    if (selected(o.benches, "gemm") && (!o.selector || !strcmp(o.selector, "host"))) {
+    if (gb_selected(o.benches, "gemm") && (!o.selector || !strcmp(o.selector, "host"))) {
         gb_bench_openblas(&env);
-    } else if (selected(o.benches, "gemm")) {
+    } else if (gb_selected(o.benches, "gemm")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
     if (env.progress) {
@@ -201,10 +203,21 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpubench: no device ran%s; see gpuinfo\n",
                 o.selector ? " for that selector" : "");
     }
-    int rc = (o.csv && gb_write_csv(o.csv, env.results, env.count)) ||
-                     (o.json && gb_write_json(o.json, &o, env.results, env.count))
-                 ? 2
-                 : 0;
+    int rc = 0;
+    if (o.csv) {
+        gb_write_csv(csv.f, env.results, env.count);
+        if (gb_outfile_commit(&csv, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --csv %s\n", why);
+            rc = 2;
+        }
+    }
+    if (o.json) {
+        gb_write_json(json.f, &o, env.results, env.count);
+        if (gb_outfile_commit(&json, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --json %s\n", why);
+            rc = 2;
+        }
+    }
     free(env.results);
     return rc ? rc : (failed || !ran ? 1 : 0);
 }

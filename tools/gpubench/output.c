@@ -65,12 +65,7 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-int gb_write_csv(const char *path, const gb_result *r, size_t n) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!f) {
-        perror(path);
-        return -1;
-    }
+void gb_write_csv(FILE *f, const gb_result *r, size_t n) {
     fprintf(f, "host,bench,impl,device,device_name,backend,dtype,shape,size,median_s,min_s,max_s,"
                "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note\n");
     for (size_t i = 0; i < n; i++) {
@@ -98,7 +93,6 @@ int gb_write_csv(const char *path, const gb_result *r, size_t n) {
         csv_field(f, x->note);
         fputc('\n', f);
     }
-    return f == stdout ? 0 : fclose(f);
 }
 
 static void json_number(FILE *f, double v) {
@@ -109,12 +103,7 @@ static void json_number(FILE *f, double v) {
     }
 }
 
-int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, size_t n) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!f) {
-        perror(path);
-        return -1;
-    }
+void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n) {
     fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
     gi_json_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
@@ -199,5 +188,4 @@ int gb_write_json(const char *path, const gb_options *opt, const gb_result *r, s
         fputs("}", f);
     }
     fputs("\n]\n}\n", f);
-    return f == stdout ? 0 : fclose(f);
 }

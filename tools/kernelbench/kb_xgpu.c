@@ -172,7 +172,7 @@ int kb_reduce(kb_env *env, const kb_options *o) {
     double *times = calloc((size_t)o->reps, sizeof *times);
     reduce_arg r = {NULL, NULL, n};
     int ok = 0;
-    char bench[64], check[96];
+    char bench[64], check[256];
     snprintf(bench, sizeof bench, "sum f32 %zu MiB", o->reduce_mib);
     if (!x || !times) {
         goto fail;
@@ -206,13 +206,16 @@ int kb_reduce(kb_env *env, const kb_options *o) {
     ok = rel <= 1e-5;
     double med = kb_median(times, o->reps);
     double gbs = n * sizeof *x / med * 1e-9;
-    double peak = strcmp(env->info.backend, "opencl") ? 0 : peer_clpeak_bandwidth(env->info.name);
+    char why[160] = "not an OpenCL device";
+    double peak = strcmp(env->info.backend, "opencl")
+                      ? 0
+                      : peer_clpeak_bandwidth(env->info.name, why, sizeof why);
     if (peak > 0) {
         snprintf(check, sizeof check, "%s (rel err %.1e); %.0f%% of clpeak's %.1f GB/s",
                  ok ? "verified" : "FAILED", rel, 100.0 * gbs / peak, peak);
     } else {
-        snprintf(check, sizeof check, "%s (rel err %.1e); clpeak not run",
-                 ok ? "verified" : "FAILED", rel);
+        snprintf(check, sizeof check, "%s (rel err %.1e); no clpeak figure: %s",
+                 ok ? "verified" : "FAILED", rel, why);
     }
     print_row(bench, "xgpu", med, gbs, "GB/s   ", check);
 fail:

@@ -1,0 +1,114 @@
+/* Command-line values checked before anything runs: the benchmark list and
+ * --size, with overflow-checked arithmetic for the buffers a size asks for.
+ * A bad value is a usage error (exit status 2), never a wrapped malloc. */
+#include "gpubench.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const known[] = {"gemm", "reduce", "stream", "transfer", "launch"};
+#define NKNOWN (sizeof known / sizeof known[0])
+
+bool gb_selected(const char *list, const char *bench) {
+    if (!list) {
+        return true;
+    }
+    size_t n = strlen(bench);
+    for (const char *p = list; (p = strstr(p, bench)) != NULL; p += n) {
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int gb_check_benches(const char *list, char *why, size_t why_size) {
+    if (!list) {
+        return 0;
+    }
+    if (!*list) {
+        snprintf(why, why_size,
+                 "-b \"\": no benchmark named (gemm, reduce, stream, transfer, launch)");
+        return -1;
+    }
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        bool ok = false;
+        for (size_t k = 0; k < NKNOWN; k++) {
+            ok |= strlen(known[k]) == n && !strncmp(p, known[k], n);
+        }
+        if (!ok) {
+            snprintf(why, why_size,
+                     "-b \"%s\": unknown benchmark '%.*s' (gemm, reduce, stream, transfer, "
+                     "launch)",
+                     list, (int)n, p);
+            return -1;
+        }
+        if (!p[n]) {
+            return 0;
+        }
+        p += n + 1; /* a trailing comma names an empty benchmark: refused above */
+    }
+}
+
+int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size) {
+    /* strtoull alone takes "-1" as ULLONG_MAX and skips leading blanks. */
+    bool digits = *text != '\0';
+    for (const char *p = text; *p; p++) {
+        digits &= *p >= '0' && *p <= '9';
+    }
+    if (!digits) {
+        snprintf(why, why_size, "--size %s: not a positive whole number", text);
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v > SIZE_MAX) {
+        snprintf(why, why_size, "--size %s: too large", text);
+        return -1;
+    }
+    if (v == 0) {
+        snprintf(why, why_size, "--size %s: must be at least 1", text);
+        return -1;
+    }
+    *size = (size_t)v;
+    return 0;
+}
+
+/* a * b into *out; false when it does not fit a size_t. */
+static bool mul(size_t a, size_t b, size_t *out) {
+    if (a && b > SIZE_MAX / a) {
+        return false;
+    }
+    *out = a * b;
+    return true;
+}
+
+int gb_check_size(const char *benches, size_t size, char *why, size_t why_size) {
+    const size_t limit = GB_SIZE_LIMIT_BYTES;
+    size_t bytes = 0;
+    /* GEMM: n x n, three matrices of the widest type it runs (f64). */
+    if (gb_selected(benches, "gemm")) {
+        size_t elems;
+        if (!mul(size, size, &elems) || !mul(elems, 3 * 8, &bytes) || bytes > limit) {
+            snprintf(why, why_size,
+                     "--size %zu: GEMM's three %zu x %zu f64 matrices need more than the %zu "
+                     "GiB limit",
+                     size, size, size, limit >> 30);
+            return -1;
+        }
+    }
+    /* reduce and stream: MiB per buffer, stream keeps four on the host. */
+    if (gb_selected(benches, "reduce") || gb_selected(benches, "stream")) {
+        if (!mul(size, (size_t)4 << 20, &bytes) || bytes > limit) {
+            snprintf(why, why_size,
+                     "--size %zu: %zu MiB buffers (four for stream) need more than the %zu GiB "
+                     "limit",
+                     size, size, limit >> 30);
+            return -1;
+        }
+    }
+    return 0;
+}
