@@ -38,7 +38,7 @@ static const char usage[] =
     "a host reference and a failed check marks the row FAILED.\n"
     "\n"
     "Under Slurm or an MPI launcher (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,\n"
-    "MPI_LOCALRANKID, LOCAL_RANK) each process takes device rank %% count and, without\n"
+    "MPI_LOCALRANKID, LOCAL_RANK) each process takes device (rank mod count) and, without\n"
     "--json, writes gpubench-HOST-RANK.json; 'gpubench report' merges the files.\n"
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
