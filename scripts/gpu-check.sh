@@ -104,6 +104,8 @@ no_device_ok=${no_device:+1}
 check gpuinfo "$build/bin/gpuinfo"
 check gpuinfo.doctor "$build/bin/gpuinfo" --doctor
 no_device_ok=""
+# NVRTC's compile path needs no device.
+check cuda.compile.nvrtc "$build/bin/test_cuda_compile"
 if [ -n "$no_device" ]; then
     check() {
         if [ -x "$2" ]; then
@@ -119,7 +121,6 @@ done
 for t in gemm reduce stream; do
     check "library.$t" "$build/bin/test_lib_$t"
 done
-check cuda.compile.nvrtc "$build/bin/test_cuda_compile"
 check vector_add "$build/bin/vector_add" "$sel"
 check saxpy "$build/bin/saxpy" "$sel" 16777216
 # SGEMM 4096^3 beside cuBLAS/rocBLAS on the same buffers, the fp32 sum.
