@@ -153,7 +153,10 @@ typedef half xgpu_half;
  * launch's dynamic shared memory and passes each one's byte offset;
  * XGPU_LOCAL_BIND, first in the kernel body, turns the offset back into a
  * pointer. */
-extern __shared__ unsigned char xgpu__dynamic_local[];
+/* Aligned for any element type: local-memory arguments start right after
+ * the kernel's fixed-size shared data, and hiprtc aligns an unsigned char
+ * block to 1 (NVRTC to 16) unless told. */
+extern __shared__ __attribute__((aligned(16))) unsigned char xgpu__dynamic_local[];
 #define XGPU_LOCAL_ARG(type, name) unsigned int name##__xgpu_offset
 #define XGPU_LOCAL_BIND(type, name)                                                                \
     type *name = reinterpret_cast<type *>(xgpu__dynamic_local + name##__xgpu_offset)

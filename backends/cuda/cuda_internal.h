@@ -78,6 +78,9 @@ xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size);
 const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t size);
 /* Records a failed driver call and returns the matching xgpu status. */
 xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const char *detail);
+/* The xgpu status for a CUresult; faults that poison the context give
+ * XGPU_ERROR_DEVICE_LOST. */
+xgpu_status cu__status_of(CUresult r);
 /* Makes the context current on this thread; returns its status. */
 xgpu_status cu__make_current(const cu_ctx *ctx);
 

@@ -35,7 +35,7 @@ static const struct {
     {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY"},
     {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
     {CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY"},
-    {CUDA_ERROR_INSUFFICIENT_DRIVER, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+    {CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"},
     {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"},
     {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE"},
@@ -43,9 +43,18 @@ static const struct {
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
     {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+    {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT"},
+    {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR"},
+    {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS"},
+    {CUDA_ERROR_INVALID_ADDRESS_SPACE, "CUDA_ERROR_INVALID_ADDRESS_SPACE"},
+    {CUDA_ERROR_INVALID_PC, "CUDA_ERROR_INVALID_PC"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED"},
     {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
     {CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN"},
 };
 
 const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t size) {
@@ -62,8 +71,20 @@ const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t 
     return buf;
 }
 
-static xgpu_status status_of(CUresult r) {
+xgpu_status cu__status_of(CUresult r) {
     switch (r) {
+    /* A fault in a kernel poisons the context for the rest of the process:
+     * every later call returns the same code. */
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_UNKNOWN:
+        return XGPU_ERROR_DEVICE_LOST;
     case CUDA_ERROR_OUT_OF_MEMORY:
         return XGPU_ERROR_OUT_OF_DEVICE_MEMORY;
     case CUDA_ERROR_NO_DEVICE:
@@ -90,7 +111,7 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
     if (!drv->cuGetErrorString || drv->cuGetErrorString(r, &text) != CUDA_SUCCESS) {
         text = NULL;
     }
-    return cu__services->error(CU_BACKEND_NAME, status_of(r), r, name, "%s failed: %s%s%s%s%s",
+    return cu__services->error(CU_BACKEND_NAME, cu__status_of(r), r, name, "%s failed: %s%s%s%s%s",
                                call, name, text ? " (" : "", text ? text : "", text ? ")" : "",
                                detail ? detail : "");
 }
@@ -120,10 +141,24 @@ static void init_failure_reason(const cu_driver *drv, CUresult r, char *reason, 
                  name, visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "",
                  visible ? "\" may hide devices" : "");
         break;
-    case CUDA_ERROR_INSUFFICIENT_DRIVER:
+    case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
         snprintf(reason, size,
-                 "the NVIDIA driver is too old for this libcuda or the kernel module is missing "
-                 "(cuInit: %s); install a newer driver",
+                 "the NVIDIA driver (%s) is too old for what xgpu asked of it (cuInit: %s); "
+                 "install a newer driver",
+                 drv->path, name);
+        break;
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+        snprintf(reason, size,
+                 "%s is a CUDA forward-compatibility driver (cuda-compat), which this GPU does "
+                 "not support (cuInit: %s); take the compat folder off LD_LIBRARY_PATH and use "
+                 "the system driver",
+                 drv->path, name);
+        break;
+    case CUDA_ERROR_UNKNOWN:
+        snprintf(reason, size,
+                 "cuInit failed with %s: usually the NVIDIA kernel module is not loaded or "
+                 "/dev/nvidia-uvm is missing (modprobe nvidia-uvm), or the GPU has fallen off "
+                 "the bus; check dmesg and nvidia-smi",
                  name);
         break;
     case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:

@@ -75,7 +75,10 @@ extern "C" {
     X(ERROR_ABI_MISMATCH, 14, "the backend plugin speaks no ABI version the core speaks")          \
     X(ERROR_BUSY, 15, "the object still has dependent objects alive")                              \
     X(ERROR_BACKEND, 16, "the backend reported an error")                                          \
-    X(ERROR_INTERNAL, 17, "internal error in xgpu")
+    X(ERROR_INTERNAL, 17, "internal error in xgpu")                                                \
+    X(ERROR_DEVICE_LOST, 18,                                                                       \
+      "the device context is lost after a fault (an illegal address, a trap in a kernel); "        \
+      "every later call on it fails: restart the process")
 
 typedef enum xgpu_status {
 #define XGPU__STATUS_ENUM(name, value, text) XGPU_##name = value,

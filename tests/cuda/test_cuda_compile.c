@@ -110,6 +110,37 @@ static void compile_error_names_the_line(void **state) {
     free(full);
 }
 
+/* The dynamic local-memory block is aligned for double and vector types
+ * whatever fixed-size shared data the kernel declares. */
+static const char *aligned_local_source =
+    "static_assert(__alignof__(xgpu__dynamic_local) >= 16, \"dynamic local block alignment\");\n"
+    "XGPU_KERNEL void k(XGPU_GLOBAL double *out, XGPU_LOCAL_ARG(double, d)) {\n"
+    "    XGPU_LOCAL_BIND(double, d);\n"
+    "    XGPU_LOCAL float fixed[1];\n"
+    "    fixed[0] = 1.0f;\n"
+    "    d[xgpu_local_id(0)] = fixed[0];\n"
+    "    out[xgpu_global_id(0)] = d[0];\n"
+    "}\n";
+
+static void dynamic_local_block_is_aligned(void **state) {
+    (void)state;
+    cu_binary bin;
+    compile_one(aligned_local_source, "", 80, &bin);
+    free(bin.data);
+}
+
+/* Faults that poison the context are "device lost", not a generic error. */
+static void faults_are_device_lost(void **state) {
+    (void)state;
+    const CUresult lost[] = {700, 710, 714, 715, 716, 717, 718, 719, 999};
+    for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++) {
+        assert_int_equal(cu__status_of(lost[i]), XGPU_ERROR_DEVICE_LOST);
+    }
+    assert_int_equal(cu__status_of(CUDA_ERROR_OUT_OF_MEMORY), XGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(cu__status_of(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), XGPU_ERROR_INVALID_LAUNCH);
+    assert_int_equal(cu__status_of(CUDA_ERROR_INVALID_VALUE), XGPU_ERROR_BACKEND);
+}
+
 static void target_choice(void **state) {
     (void)state;
     static const int archs[] = {75, 80, 86, 89, 90, 100, 120};
@@ -146,6 +177,8 @@ int main(void) {
         cmocka_unit_test(device_older_than_nvrtc_supports),
         cmocka_unit_test(compile_error_names_the_line),
         cmocka_unit_test(target_choice),
+        cmocka_unit_test(dynamic_local_block_is_aligned),
+        cmocka_unit_test(faults_are_device_lost),
     };
     return cmocka_run_group_tests_name("cuda_compile", tests, setup, NULL);
 }

@@ -38,6 +38,32 @@ static void compile_for(const char *arch) {
     free(log);
 }
 
+/* The dynamic local-memory block is aligned for double whatever fixed-size
+ * shared data the kernel declares (hiprtc aligned it to 1 before). */
+static void dynamic_local_block_is_aligned(void **state) {
+    (void)state;
+    static const char *source =
+        "static_assert(__alignof__(xgpu__dynamic_local) >= 16, \"dynamic local alignment\");\n"
+        "XGPU_KERNEL void k(XGPU_GLOBAL double *out, XGPU_LOCAL_ARG(double, d)) {\n"
+        "    XGPU_LOCAL_BIND(double, d);\n"
+        "    XGPU_LOCAL float fixed[1];\n"
+        "    fixed[0] = 1.0f;\n"
+        "    d[xgpu_local_id(0)] = fixed[0];\n"
+        "    out[xgpu_global_id(0)] = d[0];\n"
+        "}\n";
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, source);
+    assert_non_null(full);
+    char *code = NULL, *log = NULL;
+    size_t size = 0;
+    xgpu_status st = hip__compile(&rtc, full, "", "gfx90a", &code, &size, &log);
+    free(full);
+    if (st != XGPU_SUCCESS) {
+        fail_msg("%s\n%s", xgpu_last_error()->message, log ? log : "");
+    }
+    free(code);
+    free(log);
+}
+
 static void code_objects_for_gfx906_and_gfx90a(void **state) {
     (void)state;
     compile_for("gfx906");
@@ -111,6 +137,7 @@ int main(void) {
         cmocka_unit_test(unsupported_arch_is_refused_not_a_crash),
         cmocka_unit_test(allow_list_by_release),
         cmocka_unit_test(compile_error_names_the_line),
+        cmocka_unit_test(dynamic_local_block_is_aligned),
     };
     return cmocka_run_group_tests_name("hip_compile", tests, NULL, NULL);
 }
