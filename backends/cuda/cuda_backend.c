@@ -91,6 +91,7 @@ static xgpu_status cu_device_info(void *state, uint32_t index, xgpu_device_info 
     int optin = attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
     int per_block = attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev);
     info->local_mem_bytes = (uint64_t)(optin > per_block ? optin : per_block);
+    info->local_mem_static_bytes = (uint64_t)per_block; /* ptxas: 0xc000 max */
     info->local_mem_per_cu_bytes =
         (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev);
     info->constant_mem_bytes = (uint64_t)attr(st, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, dev);

@@ -81,6 +81,9 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
 /* The xgpu status for a CUresult; faults that poison the context give
  * XGPU_ERROR_DEVICE_LOST. */
 xgpu_status cu__status_of(CUresult r);
+/* Dynamic shared memory a kernel with `static_shared` bytes of fixed-size
+ * shared memory may use without opting in. */
+int cu__default_dynamic_limit(int static_shared);
 /* Makes the context current on this thread; returns its status. */
 xgpu_status cu__make_current(const cu_ctx *ctx);
 

@@ -116,6 +116,14 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
                                detail ? detail : "");
 }
 
+/* Without an opt-in, a block may use 48 KiB of shared memory in all: the
+ * kernel's fixed-size shared data plus what the launch asks for. */
+#define DEFAULT_SHARED_LIMIT (48 * 1024)
+
+int cu__default_dynamic_limit(int static_shared) {
+    return static_shared >= DEFAULT_SHARED_LIMIT ? 0 : DEFAULT_SHARED_LIMIT - static_shared;
+}
+
 xgpu_status cu__make_current(const cu_ctx *ctx) {
     CUresult r = ctx->state->driver.cuCtxSetCurrent(ctx->context);
     return r == CUDA_SUCCESS ? XGPU_SUCCESS

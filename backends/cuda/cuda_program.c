@@ -7,7 +7,6 @@
 #include <string.h>
 
 #define DRV(ctx) (&(ctx)->state->driver)
-#define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
 
 static cu_state *nvrtc_once_state; /* pthread_once takes no argument */
 static pthread_mutex_t nvrtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -150,7 +149,7 @@ xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
         props->arg_count = n;
     }
     k->ctx = p->ctx;
-    k->dynamic_limit = DEFAULT_DYNAMIC_SHARED_LIMIT;
+    k->dynamic_limit = cu__default_dynamic_limit(shared);
     pthread_mutex_init(&k->lock, NULL);
     *kernel = k;
     return XGPU_SUCCESS;
@@ -163,7 +162,9 @@ void cu__kernel_release(void *kernel) {
 }
 
 /* Raises the kernel's dynamic shared memory limit when a launch needs more
- * than it is configured for (above 48 KiB the driver wants an opt-in). */
+ * than it is configured for: above 48 KiB minus the kernel's fixed-size
+ * shared memory, the driver wants an opt-in (up to the device's opt-in
+ * limit, which the core has checked). */
 static xgpu_status ensure_dynamic_limit(cu_kernel *k, size_t bytes) {
     xgpu_status st = XGPU_SUCCESS;
     pthread_mutex_lock(&k->lock);

@@ -205,6 +205,11 @@ typedef struct xgpu_device_info {
     uint32_t memory_clock_mhz;       /* peak memory clock as the driver reports it */
     uint32_t memory_bus_width_bits;
     int32_t ecc_enabled; /* 1 on, 0 off, -1 unknown */
+    /* Fixed-size local memory (XGPU_LOCAL arrays) a kernel may declare; it
+     * can be less than local_mem_bytes, which launch-sized local memory
+     * (XGPU_LOCAL_ARG) may reach: CUDA caps static shared memory at 48 KiB
+     * while an H100 or H200 opts in to 227 KiB. 0: same as local_mem_bytes. */
+    uint64_t local_mem_static_bytes;
 } xgpu_device_info;
 
 /* Number of devices over all available backends. Thread-safe. */

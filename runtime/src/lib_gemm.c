@@ -87,16 +87,18 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
                            (unsigned long long)threads, (unsigned)(p->tile_m * p->tile_k),
                            (unsigned)(p->tile_k * p->tile_n));
     }
+    /* The tiles are fixed-size local arrays: the static limit applies. */
     uint64_t local = (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
+    uint64_t local_max =
+        info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
     if ((info->max_group_size && threads > info->max_group_size) ||
-        (info->local_mem_bytes && local > info->local_mem_bytes)) {
+        (local_max && local > local_max)) {
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
                            "%s: params %u,%u,%u,%u,%u need %llu work-items and %llu bytes of "
                            "local memory; the device allows %llu and %llu",
                            func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
                            (unsigned long long)threads, (unsigned long long)local,
-                           (unsigned long long)info->max_group_size,
-                           (unsigned long long)info->local_mem_bytes);
+                           (unsigned long long)info->max_group_size, (unsigned long long)local_max);
     }
     return XGPU_SUCCESS;
 }

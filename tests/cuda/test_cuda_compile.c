@@ -141,6 +141,17 @@ static void faults_are_device_lost(void **state) {
     assert_int_equal(cu__status_of(CUDA_ERROR_INVALID_VALUE), XGPU_ERROR_BACKEND);
 }
 
+/* 16 KiB fixed plus 40 KiB at launch needs the opt-in: the default is
+ * 48 KiB in all, not 48 KiB of dynamic memory. */
+static void dynamic_shared_default_counts_fixed_memory(void **state) {
+    (void)state;
+    assert_int_equal(cu__default_dynamic_limit(0), 48 * 1024);
+    assert_int_equal(cu__default_dynamic_limit(16 * 1024), 32 * 1024);
+    assert_true(40 * 1024 > cu__default_dynamic_limit(16 * 1024));
+    assert_int_equal(cu__default_dynamic_limit(48 * 1024), 0);
+    assert_int_equal(cu__default_dynamic_limit(60 * 1024), 0);
+}
+
 static void target_choice(void **state) {
     (void)state;
     static const int archs[] = {75, 80, 86, 89, 90, 100, 120};
@@ -179,6 +190,7 @@ int main(void) {
         cmocka_unit_test(target_choice),
         cmocka_unit_test(dynamic_local_block_is_aligned),
         cmocka_unit_test(faults_are_device_lost),
+        cmocka_unit_test(dynamic_shared_default_counts_fixed_memory),
     };
     return cmocka_run_group_tests_name("cuda_compile", tests, setup, NULL);
 }

@@ -54,6 +54,12 @@ UINT_FIELD(get_group_multiple, preferred_group_multiple)
 UINT_FIELD(get_global_mem, global_mem_bytes)
 UINT_FIELD(get_local_mem, local_mem_bytes)
 UINT_FIELD(get_local_mem_per_cu, local_mem_per_cu_bytes)
+
+/* Fixed-size local memory: the device's own limit where it has one. */
+static void get_local_mem_static(const gi_device *d, gi_value *v) {
+    uint64_t s = PRIMARY(d)->local_mem_static_bytes;
+    set_uint(v, s ? s : PRIMARY(d)->local_mem_bytes);
+}
 UINT_FIELD(get_constant_mem, constant_mem_bytes)
 UINT_FIELD(get_max_alloc, max_alloc_bytes)
 UINT_FIELD(get_l2, l2_cache_bytes)
@@ -156,6 +162,8 @@ const gi_field gi_fields[] = {
     {"memory", "free_mem_bytes", "Free memory now", GI_UNIT_BYTES, get_free_mem},
     {"memory", "max_alloc_bytes", "Largest allocation", GI_UNIT_BYTES, get_max_alloc},
     {"memory", "local_mem_bytes", "Local memory per group", GI_UNIT_BYTES, get_local_mem},
+    {"memory", "local_mem_static_bytes", "Fixed local mem per group", GI_UNIT_BYTES,
+     get_local_mem_static},
     {"memory", "local_mem_per_cu_bytes", "Local memory per CU", GI_UNIT_BYTES,
      get_local_mem_per_cu},
     {"memory", "constant_mem_bytes", "Constant memory", GI_UNIT_BYTES, get_constant_mem},
