@@ -81,6 +81,8 @@ enum {
 
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
 
+enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+
 /* Every driver entry point the backend uses: X(name, symbol, required,
  * return type, parameters). `symbol` is the exact exported name. */
 #define CU_DRIVER_FUNCTIONS(X)                                                                     \
@@ -101,6 +103,7 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", 0, CUresult, (CUdevice dev))      \
     X(cuDevicePrimaryCtxReleaseV1, "cuDevicePrimaryCtxRelease", 0, CUresult, (CUdevice dev))       \
     X(cuCtxSetCurrent, "cuCtxSetCurrent", 1, CUresult, (CUcontext ctx))                            \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", 0, CUresult, (CUcontext * ctx))                          \
     X(cuMemGetInfo, "cuMemGetInfo_v2", 1, CUresult, (size_t * free, size_t * total))               \
     X(cuMemAlloc, "cuMemAlloc_v2", 1, CUresult, (CUdeviceptr * ptr, size_t size))                  \
     X(cuMemFree, "cuMemFree_v2", 1, CUresult, (CUdeviceptr ptr))                                   \
@@ -131,6 +134,8 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
       (float *ms, CUevent start, CUevent end))                                                     \
     X(cuEventDestroy, "cuEventDestroy_v2", 1, CUresult, (CUevent event))                           \
     X(cuModuleLoadData, "cuModuleLoadData", 1, CUresult, (CUmodule * module, const void *image))   \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 0, CUresult,                                       \
+      (CUmodule * module, const void *image, unsigned n, int *options, void **values))             \
     X(cuModuleUnload, "cuModuleUnload", 1, CUresult, (CUmodule module))                            \
     X(cuModuleGetFunction, "cuModuleGetFunction", 1, CUresult,                                     \
       (CUfunction * fn, CUmodule module, const char *name))                                        \

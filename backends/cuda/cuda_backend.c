@@ -33,9 +33,11 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
     }
     st->devices = calloc((size_t)st->device_count, sizeof *st->devices);
     st->sm = calloc((size_t)st->device_count, sizeof *st->sm);
-    if (!st->devices || !st->sm) {
+    st->query_ctx = calloc((size_t)st->device_count, sizeof *st->query_ctx);
+    if (!st->devices || !st->sm || !st->query_ctx) {
         free(st->devices);
         free(st->sm);
+        free(st->query_ctx);
         free(st);
         snprintf(reason, reason_size, "out of host memory");
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
@@ -50,6 +52,7 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
         st->sm[i] = 10 * major + minor;
     }
     st->nvrtc_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    pthread_mutex_init(&st->query_lock, NULL);
     *state = st;
     return XGPU_SUCCESS;
 }
@@ -137,27 +140,57 @@ static xgpu_status cu_device_info(void *state, uint32_t index, xgpu_device_info 
     return XGPU_SUCCESS;
 }
 
+/* cuMemGetInfo needs a current context: the device's primary context,
+ * retained once and kept (see cu_state.query_ctx). The caller's current
+ * context is put back afterwards, whatever it was. */
 static xgpu_status cu_device_free_memory(void *state, uint32_t index, uint64_t *free_bytes) {
     cu_state *st = state;
     const cu_driver *d = &st->driver;
-    /* cuMemGetInfo needs a current context: the primary one, retained only
-     * for the query. */
-    CUcontext ctx = NULL;
-    CUresult r = d->cuDevicePrimaryCtxRetain(&ctx, st->devices[index]);
+    pthread_mutex_lock(&st->query_lock);
+    CUresult r = CUDA_SUCCESS;
+    if (!st->query_ctx[index]) {
+        r = d->cuDevicePrimaryCtxRetain(&st->query_ctx[index], st->devices[index]);
+        if (r != CUDA_SUCCESS) {
+            st->query_ctx[index] = NULL;
+        }
+    }
+    CUcontext ctx = st->query_ctx[index];
+    pthread_mutex_unlock(&st->query_lock);
     if (r != CUDA_SUCCESS) {
         return cu__fail(d, r, "cuDevicePrimaryCtxRetain", NULL);
     }
+    CUcontext saved = NULL;
+    bool restore = d->cuCtxGetCurrent && d->cuCtxGetCurrent(&saved) == CUDA_SUCCESS;
     size_t free_now = 0, total = 0;
     r = d->cuCtxSetCurrent(ctx);
     if (r == CUDA_SUCCESS) {
         r = d->cuMemGetInfo(&free_now, &total);
     }
-    d->cuDevicePrimaryCtxRelease(st->devices[index]);
+    if (restore && saved != ctx) {
+        d->cuCtxSetCurrent(saved);
+    }
     if (r != CUDA_SUCCESS) {
         return cu__fail(d, r, "cuMemGetInfo", NULL);
     }
     *free_bytes = free_now;
     return XGPU_SUCCESS;
+}
+
+static void cu_shutdown(void *state) {
+    cu_state *st = state;
+    if (!st) {
+        return;
+    }
+    for (int i = 0; i < st->device_count; i++) {
+        if (st->query_ctx[i]) {
+            st->driver.cuDevicePrimaryCtxRelease(st->devices[i]);
+        }
+    }
+    pthread_mutex_destroy(&st->query_lock);
+    free(st->devices);
+    free(st->sm);
+    free(st->query_ctx);
+    free(st);
 }
 
 static const xgpu_backend_ops cu_ops = {
@@ -166,6 +199,7 @@ static const xgpu_backend_ops cu_ops = {
     .name = CU_BACKEND_NAME,
     .dialect = XGPU_DIALECT_CUDA,
     .probe = cu_probe,
+    .shutdown = cu_shutdown,
     .device_count = cu_device_count,
     .device_info = cu_device_info,
     .device_free_memory = cu_device_free_memory,

@@ -15,6 +15,11 @@ typedef struct cu_state {
     int device_count;
     CUdevice *devices;
     int *sm; /* compute capability as 10 * major + minor */
+    /* Primary contexts retained for free-memory queries made while no xgpu
+     * context was alive, kept until shutdown so that each query does not
+     * create and destroy a whole context. Guarded by query_lock. */
+    CUcontext *query_ctx;
+    pthread_mutex_t query_lock;
     /* NVRTC is loaded on the first program build. */
     pthread_once_t nvrtc_once;
     cu_nvrtc nvrtc;
@@ -73,7 +78,12 @@ extern const xgpu_core_services *cu__services;
  * resolves the API. On failure writes the reason and returns the status. */
 xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, size_t reason_size);
 /* Loads NVRTC from the usual sonames, $CUDA_PATH/lib64, /usr/local/cuda/lib64. */
-xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size);
+/* Loads NVRTC, preferring one whose major version the driver supports
+ * (driver_version as cuDriverGetVersion gives it; 0 when unknown). */
+xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, int driver_version, char *reason, size_t reason_size);
+/* The order NVRTC sonames are tried in for a driver of this CUDA major
+ * version (0: unknown); returns how many were written to out. */
+size_t cu__nvrtc_order(int driver_major, const char **out, size_t max);
 /* "CUDA_ERROR_OUT_OF_MEMORY", or "CUresult <n>" (static or driver-owned). */
 const char *cu__result_name(const cu_driver *drv, CUresult r, char *buf, size_t size);
 /* Records a failed driver call and returns the matching xgpu status. */

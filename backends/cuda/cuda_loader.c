@@ -292,10 +292,39 @@ static bool nvrtc_bind(cu_nvrtc *n, void *lib, const char *file) {
     return true;
 }
 
-xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size) {
-    static const char *const sonames[] = {"libnvrtc.so.13",   "libnvrtc.so.12",
-                                          "libnvrtc.so.11.2", "libnvrtc.so.11.1",
-                                          "libnvrtc.so.11.0", "libnvrtc.so"};
+/* NVRTC sonames, newest first, with their CUDA major version (0: the
+ * unversioned development link). */
+static const struct {
+    const char *name;
+    int major;
+} nvrtc_sonames[] = {
+    {"libnvrtc.so.13", 13},   {"libnvrtc.so.12", 12},   {"libnvrtc.so.11.2", 11},
+    {"libnvrtc.so.11.1", 11}, {"libnvrtc.so.11.0", 11}, {"libnvrtc.so", 0},
+};
+#define NVRTC_SONAMES (sizeof nvrtc_sonames / sizeof nvrtc_sonames[0])
+
+size_t cu__nvrtc_order(int driver_major, const char **out, size_t max) {
+    /* PTX from an NVRTC of a newer major version than the driver does not
+     * load: try those the driver supports first, newest first, then the
+     * unversioned link, then the newer ones (CUBIN may still load). */
+    size_t n = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < NVRTC_SONAMES && n < max; i++) {
+            int m = nvrtc_sonames[i].major;
+            bool take = pass == 0   ? m != 0 && (driver_major <= 0 || m <= driver_major)
+                        : pass == 1 ? m == 0
+                                    : m != 0 && driver_major > 0 && m > driver_major;
+            if (take) {
+                out[n++] = nvrtc_sonames[i].name;
+            }
+        }
+    }
+    return n;
+}
+
+xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, int driver_version, char *reason, size_t reason_size) {
+    const char *sonames[NVRTC_SONAMES];
+    size_t count = cu__nvrtc_order(driver_version / 1000, sonames, NVRTC_SONAMES);
     const char *dirs[3] = {"", NULL, "/usr/local/cuda/lib64/"};
     char cuda_path[512] = "";
     const char *env = secure_getenv("CUDA_PATH");
@@ -308,7 +337,7 @@ xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, char *reason, size_t reason_size) {
         if (!dirs[d]) {
             continue;
         }
-        for (size_t s = 0; s < sizeof sonames / sizeof sonames[0]; s++) {
+        for (size_t s = 0; s < count; s++) {
             char file[600];
             snprintf(file, sizeof file, "%s%s", dirs[d], sonames[s]);
             void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);

@@ -13,7 +13,8 @@ static pthread_mutex_t nvrtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void nvrtc_load_once(void) {
     cu_state *st = nvrtc_once_state;
-    st->nvrtc_status = cu__nvrtc_load(&st->nvrtc, st->nvrtc_reason, sizeof st->nvrtc_reason);
+    st->nvrtc_status =
+        cu__nvrtc_load(&st->nvrtc, st->driver_version, st->nvrtc_reason, sizeof st->nvrtc_reason);
     if (st->nvrtc_status != XGPU_SUCCESS) {
         return;
     }
@@ -48,8 +49,8 @@ static xgpu_status nvrtc_get(cu_state *st, const cu_nvrtc **out) {
 }
 
 /* The driver refused the image: say which versions disagree. */
-static xgpu_status load_failed(const cu_ctx *c, const cu_nvrtc *n, const cu_binary *bin,
-                               CUresult r) {
+static xgpu_status load_failed(const cu_ctx *c, const cu_nvrtc *n, const cu_binary *bin, CUresult r,
+                               const char *jit_log) {
     const cu_driver *d = DRV(c);
     char buf[32];
     const char *name = cu__result_name(d, r, buf, sizeof buf);
@@ -60,12 +61,16 @@ static xgpu_status load_failed(const cu_ctx *c, const cu_nvrtc *n, const cu_bina
             CU_BACKEND_NAME, XGPU_ERROR_BUILD_FAILED, r, name,
             "cuModuleLoadData: %s: the driver supports CUDA %d.%d, the code is %s for %s_%d "
             "from NVRTC %d.%d (%s); install a driver for CUDA %d.%d or newer, or an NVRTC no "
-            "newer than %d.%d (libnvrtc.so.%d)",
+            "newer than %d.%d (libnvrtc.so.%d)%s%.1500s",
             name, drv / 1000, (drv % 1000) / 10, bin->ptx ? "PTX" : "CUBIN",
             bin->ptx ? "compute" : "sm", bin->target, n->major, n->minor, n->path, n->major,
-            n->minor, drv / 1000, (drv % 1000) / 10, drv / 1000);
+            n->minor, drv / 1000, (drv % 1000) / 10, drv / 1000,
+            jit_log[0] ? "; the driver's JIT says: " : "", jit_log);
     }
-    return cu__fail(d, r, "cuModuleLoadData", NULL);
+    char detail[1600];
+    snprintf(detail, sizeof detail, "%s%.1500s", jit_log[0] ? "; the driver's JIT says: " : "",
+             jit_log);
+    return cu__fail(d, r, "cuModuleLoadData", detail);
 }
 
 xgpu_status cu__program_build(void *context, const char *source, const char *options,
@@ -90,8 +95,18 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
     p->ctx = c;
     st = cu__make_current(c);
     if (!st) {
-        CUresult r = DRV(c)->cuModuleLoadData(&p->module, bin.data);
-        st = r == CUDA_SUCCESS ? XGPU_SUCCESS : load_failed(c, n, &bin, r);
+        /* With the Ex form, a PTX JIT failure comes with the driver's log. */
+        char jit_log[4096] = "";
+        CUresult r;
+        if (DRV(c)->cuModuleLoadDataEx) {
+            int jit_opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+            void *values[] = {jit_log, (void *)(uintptr_t)(sizeof jit_log - 1)};
+            r = DRV(c)->cuModuleLoadDataEx(&p->module, bin.data, 2, jit_opts, values);
+            jit_log[sizeof jit_log - 1] = '\0';
+        } else {
+            r = DRV(c)->cuModuleLoadData(&p->module, bin.data);
+        }
+        st = r == CUDA_SUCCESS ? XGPU_SUCCESS : load_failed(c, n, &bin, r, jit_log);
     }
     free(bin.data);
     if (st) {

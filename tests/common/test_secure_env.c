@@ -59,7 +59,7 @@ static void no_planted_file_is_opened(void **state) {
     char reason[1024];
     assert_int_not_equal(cu__driver_load(&drv, &version, reason, sizeof reason), XGPU_SUCCESS);
     memset(&nvrtc, 0, sizeof nvrtc);
-    assert_int_not_equal(cu__nvrtc_load(&nvrtc, reason, sizeof reason), XGPU_SUCCESS);
+    assert_int_not_equal(cu__nvrtc_load(&nvrtc, 0, reason, sizeof reason), XGPU_SUCCESS);
 #else
     setenv("XGPU_HIP_RUNTIME", PLANTED "/libamdhip64.so.6", 1);
     setenv("ROCM_PATH", PLANTED, 1);

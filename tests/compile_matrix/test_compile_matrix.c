@@ -171,7 +171,7 @@ static void cuda_targets(void) {
     cu_nvrtc nvrtc;
     char reason[1024];
     cu__services = &xgpu__services;
-    if (cu__nvrtc_load(&nvrtc, reason, sizeof reason) != XGPU_SUCCESS) {
+    if (cu__nvrtc_load(&nvrtc, 0, reason, sizeof reason) != XGPU_SUCCESS) {
         printf("cuda: skipped: no NVRTC: %s\n", reason);
         return;
     }

@@ -152,6 +152,25 @@ static void dynamic_shared_default_counts_fixed_memory(void **state) {
     assert_int_equal(cu__default_dynamic_limit(60 * 1024), 0);
 }
 
+/* A CUDA 12 driver gets NVRTC 12 before 13: PTX from a newer major version
+ * does not load on it. */
+static void nvrtc_matching_the_driver_first(void **state) {
+    (void)state;
+    const char *order[8];
+    size_t n = cu__nvrtc_order(12, order, 8);
+    assert_int_equal(n, 6);
+    assert_string_equal(order[0], "libnvrtc.so.12");
+    assert_string_equal(order[1], "libnvrtc.so.11.2");
+    assert_string_equal(order[4], "libnvrtc.so");
+    assert_string_equal(order[5], "libnvrtc.so.13");
+    n = cu__nvrtc_order(13, order, 8);
+    assert_string_equal(order[0], "libnvrtc.so.13");
+    n = cu__nvrtc_order(0, order, 8); /* unknown driver: newest first */
+    assert_int_equal(n, 6);
+    assert_string_equal(order[0], "libnvrtc.so.13");
+    assert_string_equal(order[5], "libnvrtc.so");
+}
+
 static void target_choice(void **state) {
     (void)state;
     static const int archs[] = {75, 80, 86, 89, 90, 100, 120};
@@ -175,7 +194,7 @@ static void target_choice(void **state) {
 int main(void) {
     cu__services = &xgpu__services;
     char reason[1024];
-    if (cu__nvrtc_load(&nvrtc, reason, sizeof reason) != XGPU_SUCCESS) {
+    if (cu__nvrtc_load(&nvrtc, 0, reason, sizeof reason) != XGPU_SUCCESS) {
         printf("skipped: no NVRTC: %s\n", reason);
         return 77;
     }
@@ -191,6 +210,7 @@ int main(void) {
         cmocka_unit_test(dynamic_local_block_is_aligned),
         cmocka_unit_test(faults_are_device_lost),
         cmocka_unit_test(dynamic_shared_default_counts_fixed_memory),
+        cmocka_unit_test(nvrtc_matching_the_driver_first),
     };
     return cmocka_run_group_tests_name("cuda_compile", tests, setup, NULL);
 }
