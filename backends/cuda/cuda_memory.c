@@ -244,21 +244,8 @@ xgpu_status cu__buffer_fill(void *queue, void *buffer, size_t offset, size_t siz
         call = "cuMemsetD32Async";
         r = d->cuMemsetD32Async(dst, v, size / 4, q->stream);
     } else {
-        /* Wider patterns: expand on the host, copy, wait, free. */
-        unsigned char *tmp = malloc(size);
-        if (!tmp) {
-            return oom("fill");
-        }
-        for (size_t i = 0; i < size; i += pattern_size) {
-            memcpy(tmp + i, pattern, pattern_size);
-        }
-        call = "cuMemcpyHtoDAsync";
-        r = d->cuMemcpyHtoDAsync(dst, tmp, size, q->stream);
-        if (r == CUDA_SUCCESS) {
-            st = cu__finish_op(q, true, event);
-        }
-        free(tmp);
-        return r == CUDA_SUCCESS ? st : cu__fail(d, r, call, NULL);
+        /* Wider patterns: the core's fill (one chunk, then device copies). */
+        return XGPU_ERROR_UNSUPPORTED;
     }
     if (r != CUDA_SUCCESS) {
         return cu__fail(d, r, call, NULL);

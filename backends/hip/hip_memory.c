@@ -242,21 +242,8 @@ xgpu_status hip__buffer_fill(void *queue, void *buffer, size_t offset, size_t si
         call = "hipMemsetD32Async";
         r = d->hipMemsetD32Async(dst, (int)v, size / 4, q->stream);
     } else {
-        /* Wider patterns: expand on the host, copy, wait, free. */
-        unsigned char *tmp = malloc(size);
-        if (!tmp) {
-            return oom("fill");
-        }
-        for (size_t i = 0; i < size; i += pattern_size) {
-            memcpy(tmp + i, pattern, pattern_size);
-        }
-        call = "hipMemcpyHtoDAsync";
-        r = d->hipMemcpyHtoDAsync(dst, tmp, size, q->stream);
-        if (r == hipSuccess) {
-            st = hip__finish_op(q, true, event);
-        }
-        free(tmp);
-        return r == hipSuccess ? st : hip__fail(d, r, call, NULL);
+        /* Wider patterns: the core's fill (one chunk, then device copies). */
+        return XGPU_ERROR_UNSUPPORTED;
     }
     if (r != hipSuccess) {
         return hip__fail(d, r, call, NULL);

@@ -166,8 +166,10 @@ typedef struct xgpu_backend_ops {
     /* Required. Ranges do not overlap. */
     xgpu_status (*buffer_copy)(void *queue, void *src, size_t src_offset, void *dst,
                                size_t dst_offset, size_t size, void **event);
-    /* Optional; default: a blocking write of the expanded pattern. The
-     * pattern size is a power of two <= 128 dividing offset and size. */
+    /* Optional; default: one expanded 64 KiB chunk written, then doubled
+     * by buffer_copy on the device. The pattern size is a power of two
+     * <= 128 dividing offset and size. Returning XGPU_ERROR_UNSUPPORTED
+     * (without setting an error) hands a pattern size to the default. */
     xgpu_status (*buffer_fill)(void *queue, void *buffer, size_t offset, size_t size,
                                const void *pattern, size_t pattern_size, void **event);
     /* Optional; default: malloc (not pinned). *handle is passed back to

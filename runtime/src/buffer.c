@@ -202,21 +202,32 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     return st ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
-/* Without a backend fill hook: expand the pattern on the host and write it
- * blocking, so the temporary can be freed at once. */
-static xgpu_status fill_by_write(xgpu_queue *queue, xgpu_buffer *buffer, size_t offset, size_t size,
-                                 const void *pattern, size_t pattern_size, void **ev) {
-    unsigned char *tmp = malloc(size);
+xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void *buffer,
+                                 size_t offset, size_t size, const void *pattern,
+                                 size_t pattern_size, void **ev) {
+    /* XGPU__FILL_CHUNK is a power of two >= 128, so a multiple of any
+     * pattern size; size is a multiple of the pattern size. */
+    size_t chunk = size < XGPU__FILL_CHUNK ? size : XGPU__FILL_CHUNK;
+    unsigned char *tmp = calloc(1, chunk);
     if (!tmp) {
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
-                           "xgpu_buffer_fill: malloc of %zu bytes failed", size);
+                           "xgpu_buffer_fill: calloc of %zu bytes failed", chunk);
     }
-    for (size_t i = 0; i < size; i += pattern_size) {
+    for (size_t i = 0; i < chunk; i += pattern_size) {
         memcpy(tmp + i, pattern, pattern_size);
     }
-    const xgpu_backend_ops *ops = queue->context->ops;
-    xgpu_status st = ops->buffer_write(queue->handle, buffer->handle, offset, tmp, size, true, ev);
+    /* Blocking, so the temporary can be freed at once. */
+    xgpu_status st =
+        ops->buffer_write(queue, buffer, offset, tmp, chunk, true, chunk == size ? ev : NULL);
     free(tmp);
+    /* Then double the filled part on the device: each copy reads what is
+     * already filled and writes the range right after it. */
+    for (size_t filled = chunk; st == XGPU_SUCCESS && filled < size;) {
+        size_t n = size - filled < filled ? size - filled : filled;
+        bool last = filled + n == size;
+        st = ops->buffer_copy(queue, buffer, offset, buffer, offset + filled, n, last ? ev : NULL);
+        filled += n;
+    }
     return st;
 }
 
@@ -251,11 +262,14 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
     }
     void *ev = NULL;
     const xgpu_backend_ops *ops = queue->context->ops;
+    st = XGPU_ERROR_UNSUPPORTED;
     if (ops->buffer_fill) {
         st = ops->buffer_fill(queue->handle, buffer->handle, offset, size, pattern, pattern_size,
                               event ? &ev : NULL);
-    } else {
-        st = fill_by_write(queue, buffer, offset, size, pattern, pattern_size, event ? &ev : NULL);
+    }
+    if (st == XGPU_ERROR_UNSUPPORTED) { /* no hook, or not for this pattern size */
+        st = xgpu__fill_by_copies(ops, queue->handle, buffer->handle, offset, size, pattern,
+                                  pattern_size, event ? &ev : NULL);
     }
     return st ? st : xgpu__event_wrap(queue->context, ev, event);
 }

@@ -230,6 +230,15 @@ struct xgpu_kernel {
     char name[128];
 };
 
+/* ---- buffer.c ---- */
+/* The host memory a fill without a backend hook uses at most. */
+#define XGPU__FILL_CHUNK ((size_t)64 * 1024)
+/* Fills by writing one expanded chunk and doubling it with device copies:
+ * host memory stays at XGPU__FILL_CHUNK whatever the size. */
+xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void *buffer,
+                                 size_t offset, size_t size, const void *pattern,
+                                 size_t pattern_size, void **event);
+
 /* ---- event.c ---- */
 /* Wraps a backend event into *event when both are non-NULL; releases the
  * backend event when the wrapper cannot be allocated. */
