@@ -56,6 +56,14 @@ extern const xgpu_core_services *hip__services;
  * it, and counts devices. On failure writes the reason. */
 xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason, size_t reason_size);
 /* hiprtc: libhiprtc.so.6/.5, or inside the runtime itself (ROCm 5). */
+/* A HIP runtime library to try, and whose it is. */
+typedef struct hip_candidate {
+    char file[600];
+    hip_flavor flavor;
+} hip_candidate;
+/* The runtime files tried, in order (environment included); returns the
+ * count written. */
+size_t hip__runtime_candidates(hip_candidate *out, size_t max);
 xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, size_t reason_size);
 const char *hip__error_name(const hip_runtime *rt, hipError_t e, char *buf, size_t size);
 xgpu_status hip__fail(const hip_runtime *rt, hipError_t e, const char *call, const char *detail);

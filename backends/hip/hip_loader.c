@@ -109,38 +109,50 @@ xgpu_status hip__make_current(const hip_ctx *ctx) {
     return e == hipSuccess ? XGPU_SUCCESS : hip__fail(rt, e, "hipSetDevice", NULL);
 }
 
-typedef struct candidate {
-    char file[600];
-    hip_flavor flavor;
-} candidate;
+static size_t add_candidate(hip_candidate *out, size_t n, size_t max, const char *dir,
+                            const char *sub, const char *name, hip_flavor flavor) {
+    if (n < max) {
+        snprintf(out[n].file, sizeof out[n].file, "%.500s%s%s", dir, sub, name);
+        out[n].flavor = flavor;
+        n++;
+    }
+    return n;
+}
 
-/* The runtime libraries to try, in order. */
-static size_t runtime_candidates(candidate *out, size_t max) {
-    static const char *const rocm[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
+/* The runtime libraries to try, in order: ROCm 7, 6 and 5 (ROCm 7 may ship
+ * libamdhip64.so.7 without the unversioned link) on the library path, in
+ * $ROCM_PATH/lib and /opt/rocm/lib; then Hygon DTK's libgalaxyhip (.so.5
+ * as DTK releases name it, or unversioned) on the library path, in
+ * $ROCM_PATH/lib, $DTK_PATH/lib and $DTK_PATH/hip/lib. */
+size_t hip__runtime_candidates(hip_candidate *out, size_t max) {
+    static const char *const rocm[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+                                       "libamdhip64.so"};
+    static const char *const dtk[] = {"libgalaxyhip.so.5", "libgalaxyhip.so"};
     const char *rocm_path = secure_getenv("ROCM_PATH");
     const char *dtk_path = secure_getenv("DTK_PATH");
-    char dirs[3][512] = {"", "", "/opt/rocm/lib/"};
-    if (rocm_path && *rocm_path) {
-        snprintf(dirs[1], sizeof dirs[1], "%.500s/lib/", rocm_path);
-    }
+    bool has_rocm = rocm_path && *rocm_path, has_dtk = dtk_path && *dtk_path;
     size_t n = 0;
-    for (size_t d = 0; d < 3; d++) {
-        for (size_t s = 0; s < 3 && n < max; s++) {
-            if (d == 1 && !dirs[1][0]) {
-                continue;
-            }
-            snprintf(out[n].file, sizeof out[n].file, "%s%s", dirs[d], rocm[s]);
-            out[n++].flavor = HIP_FLAVOR_ROCM;
+    const struct {
+        const char *dir, *sub;
+        bool use;
+    } rocm_dirs[] = {{"", "", true},
+                     {has_rocm ? rocm_path : "", "/lib/", has_rocm},
+                     {"/opt/rocm/lib/", "", true}},
+      dtk_dirs[] = {{"", "", true},
+                    {has_rocm ? rocm_path : "", "/lib/", has_rocm},
+                    {has_dtk ? dtk_path : "", "/lib/", has_dtk},
+                    {has_dtk ? dtk_path : "", "/hip/lib/", has_dtk}};
+    for (size_t d = 0; d < sizeof rocm_dirs / sizeof rocm_dirs[0]; d++) {
+        for (size_t s = 0; rocm_dirs[d].use && s < sizeof rocm / sizeof rocm[0]; s++) {
+            n = add_candidate(out, n, max, rocm_dirs[d].dir, rocm_dirs[d].sub, rocm[s],
+                              HIP_FLAVOR_ROCM);
         }
     }
-    const char *dtk_dirs[3] = {"", rocm_path, dtk_path};
-    for (size_t d = 0; d < 3 && n < max; d++) {
-        if (d > 0 && (!dtk_dirs[d] || !*dtk_dirs[d])) {
-            continue;
+    for (size_t d = 0; d < sizeof dtk_dirs / sizeof dtk_dirs[0]; d++) {
+        for (size_t s = 0; dtk_dirs[d].use && s < sizeof dtk / sizeof dtk[0]; s++) {
+            n = add_candidate(out, n, max, dtk_dirs[d].dir, dtk_dirs[d].sub, dtk[s],
+                              HIP_FLAVOR_DTK);
         }
-        snprintf(out[n].file, sizeof out[n].file, "%s%slibgalaxyhip.so", d ? dtk_dirs[d] : "",
-                 d ? "/lib/" : "");
-        out[n++].flavor = HIP_FLAVOR_DTK;
     }
     return n;
 }
@@ -180,7 +192,7 @@ static void no_device_reason(const hip_runtime *rt, char *reason, size_t size) {
     }
 }
 
-static bool bind_runtime(hip_runtime *rt, void *lib, const candidate *c) {
+static bool bind_runtime(hip_runtime *rt, void *lib, const hip_candidate *c) {
     memset(rt, 0, sizeof *rt);
     rt->lib = lib;
     rt->flavor = c->flavor;
@@ -197,7 +209,7 @@ static bool bind_runtime(hip_runtime *rt, void *lib, const candidate *c) {
 
 xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
                               size_t reason_size) {
-    candidate cands[16];
+    hip_candidate cands[32];
     size_t n = 0;
     const char *override = secure_getenv("XGPU_HIP_RUNTIME");
     if (override && *override) {
@@ -205,7 +217,7 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
         cands[0].flavor = strstr(override, "galaxyhip") ? HIP_FLAVOR_DTK : HIP_FLAVOR_ROCM;
         n = 1;
     } else {
-        n = runtime_candidates(cands, sizeof cands / sizeof cands[0]);
+        n = hip__runtime_candidates(cands, sizeof cands / sizeof cands[0]);
     }
     void *lib = NULL;
     size_t i;
@@ -219,13 +231,14 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
                  "no HIP runtime found (%s); install ROCm (Debian: libamdhip64-5) or Hygon "
                  "DTK, or set ROCM_PATH / DTK_PATH",
                  override ? override
-                          : "libamdhip64.so.6/.5, libamdhip64.so, libgalaxyhip.so on the library "
-                            "path, $ROCM_PATH/lib, /opt/rocm/lib, $DTK_PATH/lib");
+                          : "libamdhip64.so.7/.6/.5, libamdhip64.so, libgalaxyhip.so.5, "
+                            "libgalaxyhip.so on the library path, $ROCM_PATH/lib, /opt/rocm/lib, "
+                            "$DTK_PATH/lib, $DTK_PATH/hip/lib");
         hip__services->library(HIP_BACKEND_NAME, override ? override : "libamdhip64.so", NULL,
                                false, "not found");
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
-    const candidate *c = &cands[i - 1];
+    const hip_candidate *c = &cands[i - 1];
     if (!bind_runtime(rt, lib, c)) {
         snprintf(reason, reason_size, "%s does not export hipGetDeviceCount: not a HIP runtime",
                  c->file);
@@ -296,11 +309,24 @@ xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, siz
     } else {
         dir[0] = '\0';
     }
-    static const char *const names[] = {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so"};
-    for (size_t d = 0; d < 2; d++) {
-        for (size_t s = 0; s < 3; s++) {
+    /* Then the library path, then DTK's folders (its hiprtc sits beside
+     * libgalaxyhip in $DTK_PATH/hip/lib, or in $DTK_PATH/lib). */
+    static const char *const names[] = {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
+                                        "libhiprtc.so"};
+    const char *dtk_path = secure_getenv("DTK_PATH");
+    char dirs[4][520] = {"", "", "", ""};
+    snprintf(dirs[0], sizeof dirs[0], "%s", dir);
+    if (dtk_path && *dtk_path) {
+        snprintf(dirs[2], sizeof dirs[2], "%.500s/hip/lib/", dtk_path);
+        snprintf(dirs[3], sizeof dirs[3], "%.500s/lib/", dtk_path);
+    }
+    for (size_t d = 0; d < 4; d++) {
+        if (d >= 2 && !dirs[d][0]) {
+            continue;
+        }
+        for (size_t s = 0; s < sizeof names / sizeof names[0]; s++) {
             char file[600];
-            snprintf(file, sizeof file, "%s%s", d == 0 ? dir : "", names[s]);
+            snprintf(file, sizeof file, "%.520s%s", dirs[d], names[s]);
             void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
             if (lib && bind_rtc(rtc, lib)) {
                 rtc->lib = lib;
@@ -319,8 +345,8 @@ xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, siz
         return XGPU_SUCCESS;
     }
     snprintf(reason, reason_size,
-             "hiprtc was not found (libhiprtc.so.6/.5 beside %s or on the library path, nor "
-             "inside the runtime); install ROCm's hiprtc package",
+             "hiprtc was not found (libhiprtc.so.7/.6/.5 beside %s, on the library path or in "
+             "$DTK_PATH, nor inside the runtime); install ROCm's hiprtc package",
              rt->path);
     hip__services->library(HIP_BACKEND_NAME, "libhiprtc.so", NULL, false, "not found");
     return XGPU_ERROR_BACKEND_UNAVAILABLE;

@@ -3,6 +3,7 @@
  * objects for gfx906 (the Hygon DCU class) and gfx90a; an architecture the
  * release's hiprtc would crash on is refused with an error, and this
  * process survives. Skips (exit 77) without a HIP runtime. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hip_internal.h"
 #include "internal.h"
 #include "dialect_kernels.h"
@@ -62,6 +63,52 @@ static void dynamic_local_block_is_aligned(void **state) {
     }
     free(code);
     free(log);
+}
+
+static bool has_candidate(const hip_candidate *c, size_t n, const char *file, hip_flavor f) {
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(c[i].file, file) && c[i].flavor == f) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static size_t index_of(const hip_candidate *c, size_t n, const char *file) {
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(c[i].file, file)) {
+            return i;
+        }
+    }
+    return n;
+}
+
+/* ROCm 7's sonames (sometimes without the unversioned link) and Hygon
+ * DTK's libgalaxyhip.so.5 under $DTK_PATH/hip/lib are tried. */
+static void runtime_names_cover_rocm7_and_dtk(void **state) {
+    (void)state;
+    setenv("ROCM_PATH", "/opt/rocm-7.0.0", 1);
+    setenv("DTK_PATH", "/opt/dtk", 1);
+    hip_candidate c[32];
+    size_t n = hip__runtime_candidates(c, 32);
+    assert_true(has_candidate(c, n, "libamdhip64.so.7", HIP_FLAVOR_ROCM));
+    assert_true(has_candidate(c, n, "/opt/rocm-7.0.0/lib/libamdhip64.so.7", HIP_FLAVOR_ROCM));
+    assert_true(has_candidate(c, n, "/opt/rocm/lib/libamdhip64.so.6", HIP_FLAVOR_ROCM));
+    assert_true(has_candidate(c, n, "libgalaxyhip.so.5", HIP_FLAVOR_DTK));
+    assert_true(has_candidate(c, n, "/opt/dtk/hip/lib/libgalaxyhip.so.5", HIP_FLAVOR_DTK));
+    assert_true(has_candidate(c, n, "/opt/dtk/lib/libgalaxyhip.so", HIP_FLAVOR_DTK));
+    /* Newest first, ROCm before DTK. */
+    assert_true(index_of(c, n, "libamdhip64.so.7") < index_of(c, n, "libamdhip64.so.6"));
+    assert_true(index_of(c, n, "/opt/rocm/lib/libamdhip64.so") <
+                index_of(c, n, "libgalaxyhip.so.5"));
+    /* Never truncated into the next entry, never more than asked. */
+    assert_int_equal(hip__runtime_candidates(c, 3), 3);
+    unsetenv("DTK_PATH");
+    unsetenv("ROCM_PATH");
+    n = hip__runtime_candidates(c, 32);
+    for (size_t i = 0; i < n; i++) {
+        assert_null(strstr(c[i].file, "/opt/dtk"));
+    }
 }
 
 static void code_objects_for_gfx906_and_gfx90a(void **state) {
@@ -138,6 +185,7 @@ int main(void) {
         cmocka_unit_test(allow_list_by_release),
         cmocka_unit_test(compile_error_names_the_line),
         cmocka_unit_test(dynamic_local_block_is_aligned),
+        cmocka_unit_test(runtime_names_cover_rocm7_and_dtk),
     };
     return cmocka_run_group_tests_name("hip_compile", tests, NULL, NULL);
 }
