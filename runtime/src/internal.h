@@ -146,6 +146,20 @@ xgpu_status xgpu__registry_get(const xgpu__registry **registry, const char *func
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops);
 extern const xgpu_core_services xgpu__services;
 
+/* ---- selector.c ---- */
+/* A parsed device selector: "2" is global device 2, "opencl" the first
+ * OpenCL device, "opencl:1" the second. */
+typedef struct xgpu__selector {
+    bool by_backend;  /* false: `index` counts all devices */
+    char backend[32]; /* by_backend: the backend's name, as in xgpu__backend */
+    uint32_t index;   /* global index, or the index within `backend` */
+} xgpu__selector;
+
+/* Parses `s` (may be NULL) without touching the registry. On failure
+ * returns false with *out zeroed and a message, without a function name,
+ * in err[err_size]. Pure: no allocation, no global state but errno. */
+bool xgpu__selector_parse(const char *s, xgpu__selector *out, char *err, size_t err_size);
+
 /* ---- objects ---- */
 typedef struct xgpu__host_block {
     struct xgpu__host_block *next;
