@@ -72,6 +72,9 @@ void xgpu__log(const char *who, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void xgpu__vlog(const char *who, int level, const char *fmt, va_list ap);
 bool xgpu__log_enabled(int level);
+/* XGPU_LOG's value as an XGPU_LOG_* level; -1 (silent) for NULL or any
+ * other text. Pure, for the fuzzers and tests. */
+int xgpu__log_level_parse(const char *value);
 
 /* ---- library_log.c ---- */
 void xgpu__library_record(const char *backend, const char *name, const char *path, bool loaded,
