@@ -8,8 +8,10 @@ pkgs="build-essential cmake pkg-config ocl-icd-libopencl1 ocl-icd-opencl-dev ope
       pocl-opencl-icd clinfo libcjson-dev libopenblas-dev"
 if [ "${1:-}" = "--tests" ]; then
     # The HIP backend's tests and the compile matrix use Debian's ROCm
-    # runtime, its hiprtc and hipcc.
-    pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc valgrind"
+    # runtime, its hiprtc and hipcc. The fuzzers need clang and its
+    # libFuzzer runtime (libclang-rt-14-dev on Debian 12).
+    pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc valgrind clang
+          libclang-rt-14-dev"
 else
     # gpubench and kernelbench compare with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"

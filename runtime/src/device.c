@@ -1,7 +1,6 @@
 /* Backend and device discovery API, version queries. */
 #include "internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,54 +138,22 @@ xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
     return XGPU_SUCCESS;
 }
 
-static bool parse_index(const char *s, uint32_t *out) {
-    if (!*s) {
-        return false;
-    }
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') {
-            return false;
-        }
-    }
-    errno = 0;
-    unsigned long v = strtoul(s, NULL, 10);
-    if (errno || v > UINT32_MAX) {
-        return false;
-    }
-    *out = (uint32_t)v;
-    return true;
-}
-
 xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
     static const char *const func = "xgpu_device_select";
     if (!device) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL", func);
     }
     *device = NULL;
-    if (!selector || !*selector) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: selector is empty; use an index, a backend name or backend:index",
-                           func);
+    xgpu__selector sel;
+    char err[4096]; /* as long as the last error's message: never the shorter one */
+    if (!xgpu__selector_parse(selector, &sel, err, sizeof err)) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: %s", func, err);
     }
-    uint32_t index;
-    if (parse_index(selector, &index)) {
-        return xgpu_device_get(index, device);
+    if (!sel.by_backend) {
+        return xgpu_device_get(sel.index, device);
     }
-    char name[32];
-    const char *colon = strchr(selector, ':');
-    size_t nlen = colon ? (size_t)(colon - selector) : strlen(selector);
-    if (nlen == 0 || nlen >= sizeof name) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: '%s' is not a selector (index, backend or backend:index)", func,
-                           selector);
-    }
-    memcpy(name, selector, nlen);
-    name[nlen] = '\0';
-    index = 0;
-    if (colon && !parse_index(colon + 1, &index)) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: '%s': '%s' is not a device index", func, selector, colon + 1);
-    }
+    const char *name = sel.backend;
+    const uint32_t index = sel.index;
     const xgpu__registry *reg;
     xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_device_select");
     if (reg_st != XGPU_SUCCESS) {

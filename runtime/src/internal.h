@@ -72,6 +72,9 @@ void xgpu__log(const char *who, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void xgpu__vlog(const char *who, int level, const char *fmt, va_list ap);
 bool xgpu__log_enabled(int level);
+/* XGPU_LOG's value as an XGPU_LOG_* level; -1 (silent) for NULL or any
+ * other text. Pure, for the fuzzers and tests. */
+int xgpu__log_level_parse(const char *value);
 
 /* ---- library_log.c ---- */
 void xgpu__library_record(const char *backend, const char *name, const char *path, bool loaded,
@@ -145,6 +148,20 @@ xgpu_status xgpu__registry_get(const xgpu__registry **registry, const char *func
 /* Fills NULL optional hooks of `ops` with core defaults. */
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops);
 extern const xgpu_core_services xgpu__services;
+
+/* ---- selector.c ---- */
+/* A parsed device selector: "2" is global device 2, "opencl" the first
+ * OpenCL device, "opencl:1" the second. */
+typedef struct xgpu__selector {
+    bool by_backend;  /* false: `index` counts all devices */
+    char backend[32]; /* by_backend: the backend's name, as in xgpu__backend */
+    uint32_t index;   /* global index, or the index within `backend` */
+} xgpu__selector;
+
+/* Parses `s` (may be NULL) without touching the registry. On failure
+ * returns false with *out zeroed and a message, without a function name,
+ * in err[err_size]. Pure: no allocation, no global state but errno. */
+bool xgpu__selector_parse(const char *s, xgpu__selector *out, char *err, size_t err_size);
 
 /* ---- objects ---- */
 typedef struct xgpu__host_block {

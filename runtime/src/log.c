@@ -9,21 +9,25 @@
 static int log_level = -2; /* -2: not read yet; -1: off */
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
-static void log_init(void) {
-    const char *v = getenv("XGPU_LOG");
-    int level = -1;
-    if (v) {
-        if (!strcmp(v, "error")) {
-            level = XGPU_LOG_ERROR;
-        } else if (!strcmp(v, "warn")) {
-            level = XGPU_LOG_WARN;
-        } else if (!strcmp(v, "info")) {
-            level = XGPU_LOG_INFO;
-        } else if (!strcmp(v, "debug") || !strcmp(v, "1")) {
-            level = XGPU_LOG_DEBUG;
+int xgpu__log_level_parse(const char *value) {
+    static const struct {
+        const char *name;
+        int level;
+    } levels[] = {{"error", XGPU_LOG_ERROR},
+                  {"warn", XGPU_LOG_WARN},
+                  {"info", XGPU_LOG_INFO},
+                  {"debug", XGPU_LOG_DEBUG},
+                  {"1", XGPU_LOG_DEBUG}};
+    for (size_t i = 0; value && i < sizeof levels / sizeof levels[0]; i++) {
+        if (!strcmp(value, levels[i].name)) {
+            return levels[i].level;
         }
     }
-    log_level = level;
+    return -1;
+}
+
+static void log_init(void) {
+    log_level = xgpu__log_level_parse(getenv("XGPU_LOG"));
 }
 
 bool xgpu__log_enabled(int level) {
