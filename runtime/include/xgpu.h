@@ -192,7 +192,7 @@ typedef struct xgpu_device_info {
     uint64_t max_group_dims[3];
     uint32_t preferred_group_multiple; /* warp/wavefront size or OpenCL's hint */
     uint32_t subgroup_size;            /* 0 when the device has no subgroups */
-    bool fp16;
+    bool fp16; /* fp16 arithmetic in kernels: XGPU_HAS_FP16 is 1 (storage works everywhere) */
     bool fp64;
     bool subgroups;
     bool has_pci_bus_id;

@@ -346,6 +346,34 @@ static void fp64_where_the_device_has_it(void **state) {
     XT_OK(xgpu_program_release(p));
 }
 
+/* What xgpu_device_info promises is what a kernel gets: fp16 reported means
+ * XGPU_HAS_FP16 is 1 (it used to be reported on CUDA and HIP while the
+ * prelude left it 0), and the same for fp64 and subgroups. */
+static void feature_flags_match_device_info(void **state) {
+    (void)state;
+    static const char *flags = "XGPU_KERNEL void flags(XGPU_GLOBAL xgpu_u32 *out) {\n"
+                               "    out[0] = XGPU_HAS_FP16;\n"
+                               "    out[1] = XGPU_HAS_FP64;\n"
+                               "    out[2] = XGPU_HAS_SUBGROUPS;\n"
+                               "}\n";
+    xgpu_program *p = xt_build(flags, NULL);
+    xgpu_kernel *k = xt_kernel(p, "flags");
+    xgpu_buffer *b = NULL;
+    XT_OK(xgpu_buffer_create(xt.ctx, 3 * sizeof(uint32_t), &b));
+    uint32_t got[3] = {7, 7, 7};
+    XT_OK(xgpu_buffer_write(xt.queue, b, 0, got, sizeof got, true, NULL));
+    xgpu_range r = xgpu_range_1d(1, 1);
+    xgpu_arg args[] = {xgpu_arg_buffer(b)};
+    XT_OK(xgpu_launch(xt.queue, k, &r, 1, args, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, b, 0, got, sizeof got, true, NULL));
+    assert_int_equal(got[0], xt.info.fp16 ? 1 : 0);
+    assert_int_equal(got[1], xt.info.fp64 ? 1 : 0);
+    assert_int_equal(got[2], xt.info.subgroups ? 1 : 0);
+    XT_OK(xgpu_buffer_release(b));
+    XT_OK(xgpu_kernel_release(k));
+    XT_OK(xgpu_program_release(p));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(geometry_1d, build_program, release_program),
@@ -357,6 +385,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(scalar_arguments_arrive_intact, build_program,
                                         release_program),
         cmocka_unit_test(fp64_where_the_device_has_it),
+        cmocka_unit_test(feature_flags_match_device_info),
     };
     return XT_RUN("launch", tests);
 }
