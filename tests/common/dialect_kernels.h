@@ -40,4 +40,16 @@ static const char *const dialect_test_kernels =
     "}\n"
     "#endif\n";
 
+/* The dynamic local-memory block must be aligned for double and vector
+ * types whatever fixed-size shared data the kernel declares (CUDA, HIP). */
+static const char *const dialect_aligned_local_kernel =
+    "static_assert(__alignof__(xgpu__dynamic_local) >= 16, \"dynamic local block alignment\");\n"
+    "XGPU_KERNEL void k(XGPU_GLOBAL double *out, XGPU_LOCAL_ARG(double, d)) {\n"
+    "    XGPU_LOCAL_BIND(double, d);\n"
+    "    XGPU_LOCAL float fixed[1];\n"
+    "    fixed[0] = 1.0f;\n"
+    "    d[xgpu_local_id(0)] = fixed[0];\n"
+    "    out[xgpu_global_id(0)] = d[0];\n"
+    "}\n";
+
 #endif

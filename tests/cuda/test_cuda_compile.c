@@ -112,20 +112,10 @@ static void compile_error_names_the_line(void **state) {
 
 /* The dynamic local-memory block is aligned for double and vector types
  * whatever fixed-size shared data the kernel declares. */
-static const char *aligned_local_source =
-    "static_assert(__alignof__(xgpu__dynamic_local) >= 16, \"dynamic local block alignment\");\n"
-    "XGPU_KERNEL void k(XGPU_GLOBAL double *out, XGPU_LOCAL_ARG(double, d)) {\n"
-    "    XGPU_LOCAL_BIND(double, d);\n"
-    "    XGPU_LOCAL float fixed[1];\n"
-    "    fixed[0] = 1.0f;\n"
-    "    d[xgpu_local_id(0)] = fixed[0];\n"
-    "    out[xgpu_global_id(0)] = d[0];\n"
-    "}\n";
-
 static void dynamic_local_block_is_aligned(void **state) {
     (void)state;
     cu_binary bin;
-    compile_one(aligned_local_source, "", 80, &bin);
+    compile_one(dialect_aligned_local_kernel, "", 80, &bin);
     free(bin.data);
 }
 

@@ -43,16 +43,7 @@ static void compile_for(const char *arch) {
  * shared data the kernel declares (hiprtc aligned it to 1 before). */
 static void dynamic_local_block_is_aligned(void **state) {
     (void)state;
-    static const char *source =
-        "static_assert(__alignof__(xgpu__dynamic_local) >= 16, \"dynamic local alignment\");\n"
-        "XGPU_KERNEL void k(XGPU_GLOBAL double *out, XGPU_LOCAL_ARG(double, d)) {\n"
-        "    XGPU_LOCAL_BIND(double, d);\n"
-        "    XGPU_LOCAL float fixed[1];\n"
-        "    fixed[0] = 1.0f;\n"
-        "    d[xgpu_local_id(0)] = fixed[0];\n"
-        "    out[xgpu_global_id(0)] = d[0];\n"
-        "}\n";
-    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, source);
+    char *full = xgpu__compose_source(XGPU_DIALECT_HIP, dialect_aligned_local_kernel);
     assert_non_null(full);
     char *code = NULL, *log = NULL;
     size_t size = 0;
