@@ -36,9 +36,11 @@ bool xgpu__selector_parse(const char *s, xgpu__selector *out, char *err, size_t 
     if (parse_index(s, &out->index)) {
         return true;
     }
-    /* Not an index: a backend name, maybe with ":index". All digits too
-     * large for an index land here too and name a backend that does not
-     * exist, which the caller reports as such. */
+    if (strspn(s, "0123456789") == strlen(s)) {
+        snprintf(err, err_size, "device index %s is out of range", s);
+        return false;
+    }
+    /* Not an index: a backend name, maybe with ":index". */
     const char *colon = strchr(s, ':');
     size_t nlen = colon ? (size_t)(colon - s) : strlen(s);
     if (nlen == 0 || nlen >= sizeof out->backend) {

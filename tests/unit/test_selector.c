@@ -33,15 +33,16 @@ static void indexes_and_backends(void **state) {
     assert_string_equal(err, "");
 }
 
-static void too_large_an_index_is_a_name(void **state) {
+/* All digits but too large for an index: said as such (it used to fall
+ * through to "no backend named '4294967296'"). */
+static void too_large_an_index_is_out_of_range(void **state) {
     (void)state;
-    /* Kept from before the parser had its own file: xgpu_device_select
-     * then reports "no backend named '4294967296'". */
     xgpu__selector sel;
     char err[256];
-    assert_true(xgpu__selector_parse("4294967296", &sel, err, sizeof err));
-    assert_true(sel.by_backend);
-    assert_string_equal(sel.backend, "4294967296");
+    assert_false(xgpu__selector_parse("4294967296", &sel, err, sizeof err));
+    assert_string_equal(err, "device index 4294967296 is out of range");
+    assert_false(sel.by_backend);
+    assert_false(xgpu__selector_parse("99999999999999999999999", &sel, err, sizeof err));
 }
 
 static void bad_selectors_say_why(void **state) {
@@ -82,7 +83,7 @@ static void messages_fit_the_callers_buffer(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(indexes_and_backends),
-        cmocka_unit_test(too_large_an_index_is_a_name),
+        cmocka_unit_test(too_large_an_index_is_out_of_range),
         cmocka_unit_test(bad_selectors_say_why),
         cmocka_unit_test(messages_fit_the_callers_buffer),
     };
