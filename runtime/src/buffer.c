@@ -29,13 +29,9 @@ static xgpu_status check_same_context(const char *func, const xgpu_queue *q, con
     return XGPU_SUCCESS;
 }
 
-xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer) {
-    static const char *const func = "xgpu_buffer_create";
-    if (!buffer) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: buffer is NULL", func);
-    }
-    *buffer = NULL;
-    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
+/* The context is pinned (counted live) by the caller. */
+static xgpu_status buffer_create(const char *func, xgpu_context *context, size_t size,
+                                 xgpu_buffer **buffer) {
     if (size == 0) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
     }
@@ -72,9 +68,22 @@ xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer *
         free(b);
         return st;
     }
-    atomic_fetch_add(&context->live, 1);
     *buffer = b;
     return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer) {
+    static const char *const func = "xgpu_buffer_create";
+    if (!buffer) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: buffer is NULL", func);
+    }
+    *buffer = NULL;
+    XGPU__PIN_OR_RETURN(context, func);
+    xgpu_status st = buffer_create(func, context, size, buffer);
+    if (st != XGPU_SUCCESS) {
+        xgpu__context_unpin(context);
+    }
+    return st;
 }
 
 xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
@@ -83,7 +92,7 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     }
     XGPU__TAKE_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_release", "buffer");
     buffer->context->ops->buffer_release(buffer->handle);
-    atomic_fetch_sub(&buffer->context->live, 1);
+    xgpu__context_unpin(buffer->context);
     xgpu__handle_retire(buffer);
     return XGPU_SUCCESS;
 }

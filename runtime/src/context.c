@@ -29,14 +29,17 @@ xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
     c->device = device;
     c->ops = &b->ops;
     atomic_init(&c->live, 0);
+    atomic_init(&c->lib_objects, 0);
+    pthread_mutex_init(&c->host_lock, NULL);
+    pthread_mutex_init(&c->lib_lock, NULL);
     st = xgpu__handle_add(c, XGPU__MAGIC_CONTEXT, func);
     if (st != XGPU_SUCCESS) {
+        pthread_mutex_destroy(&c->host_lock);
+        pthread_mutex_destroy(&c->lib_lock);
         b->ops.context_release(c->handle);
         free(c);
         return st;
     }
-    pthread_mutex_init(&c->host_lock, NULL);
-    pthread_mutex_init(&c->lib_lock, NULL);
     *context = c;
     return XGPU_SUCCESS;
 }
@@ -46,23 +49,18 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
     if (!context) {
         return XGPU_SUCCESS;
     }
-    /* Taken out of the registry first, so that no other thread can create
-     * objects in it while it is checked; put back when it is busy. */
-    XGPU__TAKE_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
-    pthread_mutex_lock(&context->lib_lock);
-    long live = atomic_load(&context->live) - context->lib_objects;
-    pthread_mutex_unlock(&context->lib_lock);
-    pthread_mutex_lock(&context->host_lock);
-    bool host_blocks = context->host_blocks != NULL;
-    pthread_mutex_unlock(&context->host_lock);
-    if (live > 0 || host_blocks) {
-        if (xgpu__handle_add(context, XGPU__MAGIC_CONTEXT, func) != XGPU_SUCCESS) {
-            return XGPU_ERROR_OUT_OF_HOST_MEMORY;
-        }
+    /* Checked and taken out of the registry in one step: an object being
+     * created right now has pinned the context, so it is seen. */
+    long live = 0;
+    xgpu_status st = xgpu__context_take_if_idle(context, func, &live);
+    if (st == XGPU_ERROR_BUSY) {
         return xgpu__error(NULL, XGPU_ERROR_BUSY, 0, NULL,
-                           "%s: %ld object(s)%s of this context are still alive; release "
-                           "them first",
-                           func, live, host_blocks ? " and pinned host memory" : "");
+                           "%s: %ld object(s) of this context (pinned host memory included) are "
+                           "still alive; release them first",
+                           func, live);
+    }
+    if (st != XGPU_SUCCESS) {
+        return st;
     }
     xgpu__lib_release_all(context);
     context->ops->context_release(context->handle);
@@ -88,14 +86,16 @@ xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: queue is NULL", func);
     }
     *queue = NULL;
-    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
+    XGPU__PIN_OR_RETURN(context, func);
     xgpu_queue *q = calloc(1, sizeof *q);
     if (!q) {
+        xgpu__context_unpin(context);
         return out_of_host_memory(func);
     }
     xgpu_status st = context->ops->queue_create(context->handle, &q->handle);
     if (st != XGPU_SUCCESS) {
         free(q);
+        xgpu__context_unpin(context);
         return st;
     }
     q->context = context;
@@ -103,9 +103,9 @@ xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
     if (st != XGPU_SUCCESS) {
         context->ops->queue_release(q->handle);
         free(q);
+        xgpu__context_unpin(context);
         return st;
     }
-    atomic_fetch_add(&context->live, 1);
     *queue = q;
     return XGPU_SUCCESS;
 }
@@ -125,7 +125,7 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
     xgpu_buffer_release(queue->scratch);
     xgpu_buffer_release(queue->counter);
     ops->queue_release(queue->handle);
-    atomic_fetch_sub(&queue->context->live, 1);
+    xgpu__context_unpin(queue->context);
     xgpu__handle_retire(queue);
     return st;
 }
@@ -140,13 +140,17 @@ xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
     if (size == 0) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
     }
+    /* A pinned block counts as a live object of the context. */
+    XGPU__PIN_OR_RETURN(context, func);
     xgpu__host_block *blk = calloc(1, sizeof *blk);
     if (!blk) {
+        xgpu__context_unpin(context);
         return out_of_host_memory(func);
     }
     xgpu_status st = context->ops->host_alloc(context->handle, size, &blk->handle, &blk->ptr);
     if (st != XGPU_SUCCESS) {
         free(blk);
+        xgpu__context_unpin(context);
         return st;
     }
     pthread_mutex_lock(&context->host_lock);
@@ -180,5 +184,6 @@ xgpu_status xgpu_host_free(xgpu_context *context, void *ptr) {
     }
     context->ops->host_free(context->handle, blk->handle);
     free(blk);
+    xgpu__context_unpin(context);
     return XGPU_SUCCESS;
 }

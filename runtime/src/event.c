@@ -68,7 +68,7 @@ xgpu_status xgpu_event_release(xgpu_event *event) {
     }
     XGPU__TAKE_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_release", "event");
     event->context->ops->event_release(event->handle);
-    atomic_fetch_sub(&event->context->live, 1);
+    xgpu__context_unpin(event->context);
     xgpu__handle_retire(event);
     return XGPU_SUCCESS;
 }

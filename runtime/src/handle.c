@@ -185,6 +185,53 @@ xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, co
     return refuse(handle, magic, 0, false, func, what);
 }
 
+xgpu_status xgpu__context_pin(xgpu_context *context, const char *func) {
+    if (context) {
+        pthread_mutex_lock(&lock);
+        slot *s = find((uintptr_t)context);
+        uint32_t found = s ? s->magic : 0;
+        bool released = !s && was_released(context);
+        if (found == XGPU__MAGIC_CONTEXT) {
+            atomic_fetch_add(&context->live, 1);
+        }
+        pthread_mutex_unlock(&lock);
+        if (found == XGPU__MAGIC_CONTEXT) {
+            return XGPU_SUCCESS;
+        }
+        return refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
+    }
+    return refuse(context, XGPU__MAGIC_CONTEXT, 0, false, func, "context");
+}
+
+void xgpu__context_unpin(xgpu_context *context) {
+    atomic_fetch_sub(&context->live, 1);
+}
+
+xgpu_status xgpu__context_take_if_idle(xgpu_context *context, const char *func, long *live) {
+    *live = 0;
+    if (context) {
+        pthread_mutex_lock(&lock);
+        slot *s = find((uintptr_t)context);
+        uint32_t found = s ? s->magic : 0;
+        bool released = !s && was_released(context);
+        if (found == XGPU__MAGIC_CONTEXT) {
+            *live = atomic_load(&context->live) - atomic_load(&context->lib_objects);
+            if (*live == 0) {
+                s->key = KEY_REMOVED;
+                table_live--;
+                released_addrs[released_next] = (uintptr_t)context;
+                released_next = (released_next + 1) % RETIRED_MAX;
+            }
+        }
+        pthread_mutex_unlock(&lock);
+        if (found == XGPU__MAGIC_CONTEXT) {
+            return *live == 0 ? XGPU_SUCCESS : XGPU_ERROR_BUSY;
+        }
+        return refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
+    }
+    return refuse(context, XGPU__MAGIC_CONTEXT, 0, false, func, "context");
+}
+
 void xgpu__handle_remove(void *handle) {
     pthread_mutex_lock(&lock);
     slot *s = find((uintptr_t)handle);

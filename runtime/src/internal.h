@@ -48,6 +48,24 @@ xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, co
             return take_st_;                                                                       \
         }                                                                                          \
     } while (0)
+/* Checks a context handle and counts one more live object in it, in one
+ * step under the registry's lock: a concurrent xgpu_context_release then
+ * either sees the object (BUSY) or the creator sees a released handle. */
+xgpu_status xgpu__context_pin(xgpu_context *context, const char *func);
+/* Undoes a pin: the object was not made, or is released. */
+void xgpu__context_unpin(xgpu_context *context);
+/* Takes a context out of the registry when nothing of it is alive (the
+ * library's own cached objects aside), in the same step as the check;
+ * XGPU_ERROR_BUSY (nothing changed, error not set) with *live otherwise. */
+xgpu_status xgpu__context_take_if_idle(xgpu_context *context, const char *func, long *live);
+/* Returns from the calling function when a context cannot be pinned. */
+#define XGPU__PIN_OR_RETURN(context, func)                                                         \
+    do {                                                                                           \
+        xgpu_status pin_st_ = xgpu__context_pin((context), (func));                                \
+        if (pin_st_ != XGPU_SUCCESS) {                                                             \
+            return pin_st_;                                                                        \
+        }                                                                                          \
+    } while (0)
 /* Takes an object out of the registry, if it is there (creation undone). */
 void xgpu__handle_remove(void *handle);
 /* Frees a released object's memory later (see handle.c). */
@@ -176,13 +194,16 @@ struct xgpu_context {
     xgpu_device *device;
     const xgpu_backend_ops *ops;
     void *handle;
-    atomic_long live; /* objects of this context still alive, the library's included */
+    /* Objects of this context still alive (pinned host blocks and the
+     * library's cached objects included), and objects being created:
+     * changed under the handle registry's lock by xgpu__context_pin. */
+    atomic_long live;
     pthread_mutex_t host_lock;
     xgpu__host_block *host_blocks;
     /* Library programs built on first use (lib_cache.c). */
     pthread_mutex_t lib_lock;
     struct xgpu__lib_entry *lib_cache;
-    long lib_objects; /* how many of `live` the cache holds */
+    atomic_long lib_objects; /* how many of `live` the cache holds */
 };
 
 struct xgpu_queue {

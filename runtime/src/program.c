@@ -54,14 +54,9 @@ static xgpu_status build_failed(const xgpu_context *ctx, xgpu_status st, const c
                        log ? log : "");
 }
 
-xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const char *options,
-                               xgpu_program **program) {
-    static const char *const func = "xgpu_program_build";
-    if (!program) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: program is NULL", func);
-    }
-    *program = NULL;
-    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
+/* The context is pinned (counted live) by the caller. */
+static xgpu_status program_build(const char *func, xgpu_context *context, const char *source,
+                                 const char *options, xgpu_program **program) {
     if (!source || !*source) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: source is %s", func,
                            source ? "empty" : "NULL");
@@ -99,9 +94,23 @@ xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const 
         free(p);
         return st;
     }
-    atomic_fetch_add(&context->live, 1);
     *program = p;
     return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const char *options,
+                               xgpu_program **program) {
+    static const char *const func = "xgpu_program_build";
+    if (!program) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: program is NULL", func);
+    }
+    *program = NULL;
+    XGPU__PIN_OR_RETURN(context, func);
+    xgpu_status st = program_build(func, context, source, options, program);
+    if (st != XGPU_SUCCESS) {
+        xgpu__context_unpin(context);
+    }
+    return st;
 }
 
 /* Drops one reference; the last one frees the program. */
@@ -110,7 +119,7 @@ static void program_unref(xgpu_program *program) {
         return;
     }
     program->context->ops->program_release(program->handle);
-    atomic_fetch_sub(&program->context->live, 1);
+    xgpu__context_unpin(program->context);
     free(program->source);
     free(program->log);
     xgpu__handle_retire(program);
@@ -188,7 +197,7 @@ xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
     XGPU__TAKE_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, "xgpu_kernel_release", "kernel");
     xgpu_context *ctx = kernel->program->context;
     ctx->ops->kernel_release(kernel->handle);
-    atomic_fetch_sub(&ctx->live, 1);
+    xgpu__context_unpin(ctx);
     xgpu__kernel_sig_free(&kernel->sig);
     program_unref(kernel->program);
     xgpu__handle_retire(kernel);

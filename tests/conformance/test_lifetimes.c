@@ -5,6 +5,8 @@
 #include "harness.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +263,47 @@ static void unreadable_signature(void **state) {
     XT_OK(xgpu_program_release(p));
 }
 
+/* A context release that answers BUSY changes nothing: threads using the
+ * context meanwhile never see it released (they did while the check took
+ * the handle out of the registry and put it back). */
+static atomic_int release_done;
+
+static void *release_repeatedly(void *arg) {
+    int *busy = arg;
+    for (int i = 0; i < 20000; i++) {
+        *busy += xgpu_context_release(xt.ctx) == XGPU_ERROR_BUSY;
+    }
+    atomic_store(&release_done, 1);
+    return NULL;
+}
+
+static void busy_release_changes_nothing(void **state) {
+    (void)state;
+    atomic_store(&release_done, 0);
+    int busy = 0;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, release_repeatedly, &busy), 0);
+    int uses = 0, refused = 0;
+    while (!atomic_load(&release_done)) {
+        xgpu_device *dev = NULL;
+        refused += xgpu_context_get_device(xt.ctx, &dev) != XGPU_SUCCESS;
+        xgpu_buffer *b = NULL;
+        if (xgpu_buffer_create(xt.ctx, 64, &b) == XGPU_SUCCESS) {
+            refused += xgpu_buffer_release(b) != XGPU_SUCCESS;
+        } else {
+            refused++;
+        }
+        uses++;
+    }
+    pthread_join(t, NULL);
+    assert_int_equal(busy, 20000); /* the harness's queue keeps it busy */
+    if (refused) {
+        fail_msg("%d of %d calls on a busy context were refused while another thread tried "
+                 "to release it: %s",
+                 refused, uses, xgpu_last_error()->message);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_keeps_its_program),
@@ -270,6 +313,7 @@ int main(void) {
         cmocka_unit_test(scalar_argument_types),
         cmocka_unit_test(local_memory_total_cannot_wrap),
         cmocka_unit_test(unreadable_signature),
+        cmocka_unit_test(busy_release_changes_nothing),
     };
     return XT_RUN("lifetimes", tests);
 }
