@@ -156,12 +156,18 @@ xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
     props->static_local_bytes = (uint64_t)shared;
     props->preferred_group_multiple = 0; /* the device's warp size */
     if (d->cuFuncGetParamInfo) {         /* CUDA 12.4 and later drivers */
+        /* The first index past the end answers CUDA_ERROR_INVALID_VALUE;
+         * any other failure leaves the count unknown. */
         size_t offset = 0, size = 0;
         uint32_t n = 0;
-        while (n < 65536 && d->cuFuncGetParamInfo(k->fn, n, &offset, &size) == CUDA_SUCCESS) {
+        CUresult r2 = CUDA_SUCCESS;
+        while (n < 65536 &&
+               (r2 = d->cuFuncGetParamInfo(k->fn, n, &offset, &size)) == CUDA_SUCCESS) {
             n++;
         }
-        props->arg_count = n;
+        if (r2 == CUDA_ERROR_INVALID_VALUE) {
+            props->arg_count = n;
+        }
     }
     k->ctx = p->ctx;
     k->dynamic_limit = cu__default_dynamic_limit(shared);

@@ -27,6 +27,7 @@ typedef struct cl_ctx {
 
 typedef struct cl_kern {
     cl_kernel kernel;
+    xgpu_arg_kind *arg_kinds; /* from the compiler's argument info; NULL when unknown */
     /* clSetKernelArg + enqueue must not interleave between threads. */
     pthread_mutex_t lock;
 } cl_kern;

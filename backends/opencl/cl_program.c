@@ -38,7 +38,18 @@ xgpu_status cl__program_build(void *context, const char *source, const char *opt
     if (err != CL_SUCCESS) {
         return cl__fail(err, "clCreateProgramWithSource", NULL);
     }
-    err = clBuildProgram(prog, 1, &c->device, options, NULL, NULL);
+    /* Argument info lets kernel_create tell buffers, scalars and local
+     * memory apart, for kernels whose signature the core cannot read. */
+    size_t n = strlen(options) + sizeof " -cl-kernel-arg-info";
+    char *opts = malloc(n);
+    if (!opts) {
+        clReleaseProgram(prog);
+        return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                   "program: malloc failed");
+    }
+    snprintf(opts, n, "%s -cl-kernel-arg-info", options);
+    err = clBuildProgram(prog, 1, &c->device, opts, NULL, NULL);
+    free(opts);
     *log = build_log(prog, c->device);
     if (err != CL_SUCCESS) {
         clReleaseProgram(prog);
@@ -87,6 +98,20 @@ xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
     cl_uint nargs = 0;
     if (clGetKernelInfo(k->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL) == CL_SUCCESS) {
         props->arg_count = nargs;
+        k->arg_kinds = nargs ? calloc(nargs, sizeof *k->arg_kinds) : NULL;
+        for (cl_uint i = 0; k->arg_kinds && i < nargs; i++) {
+            cl_kernel_arg_address_qualifier q = 0;
+            if (clGetKernelArgInfo(k->kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q,
+                                   NULL) != CL_SUCCESS) {
+                free(k->arg_kinds); /* no argument info: kinds unknown */
+                k->arg_kinds = NULL;
+                break;
+            }
+            k->arg_kinds[i] = q == CL_KERNEL_ARG_ADDRESS_LOCAL     ? XGPU_ARG_LOCAL
+                              : q == CL_KERNEL_ARG_ADDRESS_PRIVATE ? XGPU_ARG_SCALAR
+                                                                   : XGPU_ARG_BUFFER;
+        }
+        props->arg_kinds = k->arg_kinds;
     }
     pthread_mutex_init(&k->lock, NULL);
     *kernel = k;
@@ -96,6 +121,7 @@ xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
 void cl__kernel_release(void *kernel) {
     cl_kern *k = kernel;
     clReleaseKernel(k->kernel);
+    free(k->arg_kinds);
     pthread_mutex_destroy(&k->lock);
     free(k);
 }

@@ -417,9 +417,10 @@ static inline xgpu_arg xgpu_arg_local(size_t bytes) {
     return a;
 }
 /* `size` bytes from `bytes`, passed as they are (vector types, structs, or
- * a deliberate reinterpretation); size must be 1..XGPU_ARG_SCALAR_MAX. */
+ * a deliberate reinterpretation); size must be 1..XGPU_ARG_SCALAR_MAX. A
+ * NULL `bytes` gives size 0, which xgpu_launch refuses. */
 static inline xgpu_arg xgpu_arg_bytes(const void *bytes, size_t size) {
-    xgpu_arg a = {XGPU_ARG_SCALAR, size, NULL, {0}, XGPU_SCALAR_RAW};
+    xgpu_arg a = {XGPU_ARG_SCALAR, bytes ? size : 0, NULL, {0}, XGPU_SCALAR_RAW};
     const unsigned char *b = (const unsigned char *)bytes;
     for (size_t i = 0; b && i < size && i < XGPU_ARG_SCALAR_MAX; i++) {
         a.value.bytes[i] = b[i];

@@ -92,6 +92,10 @@ typedef struct xgpu_kernel_props {
      * can count them (CL_KERNEL_NUM_ARGS, cuFuncGetParamInfo) stores it. The
      * core uses it when the signature cannot be read from the source. */
     uint32_t arg_count;
+    /* Optional, with arg_count: each parameter's kind as the compiled kernel
+     * reports it (OpenCL's argument info), owned by the backend's kernel
+     * until kernel_release; NULL when unknown. */
+    const xgpu_arg_kind *arg_kinds;
 } xgpu_kernel_props;
 
 #define XGPU_ARG_COUNT_UNKNOWN UINT32_MAX

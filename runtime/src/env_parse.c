@@ -39,7 +39,7 @@ bool xgpu__backend_list_parse(const char *list, xgpu__backend_list *out, char *e
                 snprintf(what, sizeof what, isprint(c) ? "'%c'" : "byte 0x%02x", c);
                 return fail(err, err_size,
                             "%s is not allowed in a backend name (names are lowercase letters, "
-                            "digits, '_' and '-', separated by commas)",
+                            "digits, '_' and '-', separated by commas or spaces)",
                             what);
             }
             p++;

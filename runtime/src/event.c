@@ -15,7 +15,8 @@ xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_ev
     }
     e->context = context;
     e->handle = backend_event;
-    xgpu_status st = xgpu__handle_add(e, XGPU__MAGIC_EVENT, "event");
+    xgpu_status st =
+        xgpu__handle_add(e, XGPU__MAGIC_EVENT, "event (the operation itself was enqueued)");
     if (st != XGPU_SUCCESS) {
         context->ops->event_release(backend_event);
         free(e);

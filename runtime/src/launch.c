@@ -63,6 +63,11 @@ static xgpu_status check_range(const xgpu_kernel *k, const xgpu_range *r) {
                                func, k->name, d, r->group_size[d],
                                (unsigned long long)info->max_group_dims[d]);
         }
+        if (r->group_size[d] > UINT64_MAX / per_group) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_LAUNCH, 0, NULL,
+                               "%s: kernel '%s': the group has more than 2^64 work-items", func,
+                               k->name);
+        }
         per_group *= r->group_size[d];
         uint64_t items = (uint64_t)r->groups[d] * r->group_size[d];
         if (total > UINT64_MAX / items) {
@@ -137,6 +142,14 @@ static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a
                            func, k->name, i, pname, (int)a->kind);
     }
     if (!p) {
+        /* The signature was not read: the backend may know the kinds. */
+        const xgpu_arg_kind *kinds = k->props.arg_kinds;
+        if (kinds && a->kind != kinds[i]) {
+            return xgpu__error(NULL, XGPU_ERROR_INVALID_KERNEL_ARGS, 0, NULL,
+                               "%s: kernel '%s' argument %u is a %s parameter, but a %s argument "
+                               "was given",
+                               func, k->name, i, kind_name(kinds[i]), kind_name(a->kind));
+        }
         return XGPU_SUCCESS;
     }
     if (a->kind != p->kind) {

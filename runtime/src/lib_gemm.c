@@ -53,13 +53,15 @@ void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, 
              p->tile_k, p->work_m, p->work_n, vector_width(dtype, p));
 }
 
+/* `who` starts each message: the API function, and the variable when the
+ * parameters came from it. */
 static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
-                                size_t elem) {
+                                size_t elem, const char *who) {
     const uint32_t fields[] = {p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i] > XGPU__GEMM_PARAM_MAX) {
             return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                               "%s: params %u,%u,%u,%u,%u: each must be 1..%d", func, p->tile_m,
+                               "%s: params %u,%u,%u,%u,%u: each must be 1..%d", who, p->tile_m,
                                p->tile_n, p->tile_k, p->work_m, p->work_n, XGPU__GEMM_PARAM_MAX);
         }
     }
@@ -68,12 +70,12 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: params %u,%u,%u,%u,%u: tiles must be multiples of the work per "
                            "item, none zero",
-                           func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
+                           who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
     }
     uint32_t vw = p->vector_width ? p->vector_width : 1;
     if (vw != 1 && vw != 2 && vw != 4) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: vector_width %u is not 1, 2 or 4", func, vw);
+                           "%s: vector_width %u is not 1, 2 or 4", who, vw);
     }
     uint64_t threads = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
     if ((uint64_t)p->tile_m * p->tile_k % (threads * vw) ||
@@ -83,7 +85,7 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
                            "%s: params %u,%u,%u,%u,%u,%u: the group of %llu work-items times "
                            "the vector width must divide both tiles (%u and %u elements), and "
                            "the tiles' sides the vector width",
-                           func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw,
+                           who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw,
                            (unsigned long long)threads, (unsigned)(p->tile_m * p->tile_k),
                            (unsigned)(p->tile_k * p->tile_n));
     }
@@ -96,7 +98,7 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
                            "%s: params %u,%u,%u,%u,%u need %llu work-items and %llu bytes of "
                            "local memory; the device allows %llu and %llu",
-                           func, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                           who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
                            (unsigned long long)threads, (unsigned long long)local,
                            (unsigned long long)info->max_group_size, (unsigned long long)local_max);
     }
@@ -106,14 +108,14 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
 /* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]".
  * *found is false when it is unset; a malformed value is an error naming
  * the variable, never half-read. */
-static xgpu_status env_params(xgpu_gemm_params *p, bool *found) {
+static xgpu_status env_params(xgpu_gemm_params *p, bool *found, const char *who) {
     const char *v = getenv("XGPU_GEMM_PARAMS");
     *found = v != NULL;
     char why[160];
     if (v && !xgpu__gemm_params_parse(v, p, why, sizeof why)) {
         *found = false;
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", func, v, why);
+                           "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", who, v, why);
     }
     return XGPU_SUCCESS;
 }
@@ -130,14 +132,18 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
                            "xgpu_gemm_default_params: params is NULL");
     }
     bool from_env = false;
-    xgpu_status st = env_params(params, &from_env);
-    if (st != XGPU_SUCCESS || from_env) {
+    xgpu_status st = env_params(params, &from_env, "xgpu_gemm_default_params");
+    if (st != XGPU_SUCCESS) {
         return st;
+    }
+    if (from_env) { /* well formed; now whether the kernel can use it */
+        return check_params(params, &device->info, storage_size(dtype),
+                            "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
     }
     bool cpu = device->info.type == XGPU_DEVICE_TYPE_CPU;
     bool f64 = dtype == XGPU_F64;
     *params = cpu ? (f64 ? cpu_params_f64 : cpu_params) : (f64 ? gpu_params_f64 : gpu_params);
-    if (check_params(params, &device->info, storage_size(dtype)) != XGPU_SUCCESS) {
+    if (check_params(params, &device->info, storage_size(dtype), __func__) != XGPU_SUCCESS) {
         *params = small_params;
     }
     return XGPU_SUCCESS;
@@ -156,7 +162,13 @@ static xgpu_status check_matrix(const xgpu_queue *q, const char *name, const xgp
     }
     /* The kernel indexes with 32 bits: ld and the span must fit, checked
      * before anything is multiplied (ld = 2^63 used to wrap the span). */
-    if (mat->ld > UINT32_MAX || (rows > 1 && mat->ld > (UINT32_MAX - cols) / (rows - 1))) {
+    if (mat->ld > UINT32_MAX) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: %s: leading dimension %zu does not fit 32 bits: xgpu_gemm "
+                           "indexes with 32 bits",
+                           func, what, mat->ld);
+    }
+    if (rows > 1 && mat->ld > (UINT32_MAX - cols) / (rows - 1)) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
                            "%s: %s: %zu rows with leading dimension %zu span more than 2^32 "
                            "elements: xgpu_gemm indexes with 32 bits",
@@ -241,11 +253,11 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     xgpu_gemm_params p;
     if (d->params) {
         p = *d->params;
-        st = check_params(&p, info, storage_size(d->dtype));
+        st = check_params(&p, info, storage_size(d->dtype), func);
     } else {
         st = xgpu_gemm_default_params(queue->context->device, d->dtype, &p);
-        if (!st) {
-            st = check_params(&p, info, storage_size(d->dtype));
+        if (!st) { /* the fallback for small devices may not fit either */
+            st = check_params(&p, info, storage_size(d->dtype), func);
         }
     }
     if (st) {

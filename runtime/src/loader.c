@@ -459,10 +459,11 @@ xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *
             dev->index = d;
             dev->global_index = reg->device_count;
             dev->info.ecc_enabled = -1;
-            if (b->ops.device_info(b->state, d, &dev->info) != XGPU_SUCCESS) {
+            xgpu_status info_st = b->ops.device_info(b->state, d, &dev->info);
+            if (info_st != XGPU_SUCCESS) {
                 xgpu__log("loader", XGPU_LOG_WARN, "%s:%u: device info failed: %s", b->name, d,
                           xgpu_last_error()->message);
-                if (xgpu_last_error()->status == XGPU_ERROR_OUT_OF_HOST_MEMORY) {
+                if (info_st == XGPU_ERROR_OUT_OF_HOST_MEMORY) {
                     return XGPU_ERROR_OUT_OF_HOST_MEMORY;
                 }
             }

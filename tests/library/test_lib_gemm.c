@@ -343,10 +343,12 @@ static void bad_arguments_are_refused(void **state) {
     /* ld = 2^63 with m = 3: (rows - 1) * ld + cols wrapped, C got wrong values. */
     d.m = 3;
     d.c.ld = (size_t)1 << 63;
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "does not fit 32 bits");
+    d.c.ld = (size_t)1 << 31; /* fits, but 3 rows of it span more than 2^32 elements */
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "span more than 2^32");
     d.c.ld = 16;
     d.a.ld = (size_t)1 << 63;
-    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "span more than 2^32");
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_SIZE, "does not fit 32 bits");
     d.a.ld = 16;
     d.m = 16;
     /* XGPU_GEMM_PARAMS is read whole or refused, naming the variable. */
@@ -358,6 +360,16 @@ static void bad_arguments_are_refused(void **state) {
         xgpu_gemm_params got;
         XT_FAILS(xgpu_gemm_default_params(xt.device, XGPU_F32, &got), XGPU_ERROR_INVALID_ARGUMENT,
                  "is malformed");
+    }
+    /* Well formed, but not parameters the kernel can use: refused by
+     * xgpu_gemm_default_params too, naming the variable. */
+    const char *unusable[] = {"16,16,16,4,4,3", "16,16,16,3,4"};
+    for (size_t i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+        setenv("XGPU_GEMM_PARAMS", unusable[i], 1);
+        xgpu_gemm_params p;
+        XT_FAILS(xgpu_gemm_default_params(xt.device, XGPU_F32, &p), XGPU_ERROR_INVALID_ARGUMENT,
+                 "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
+        XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "XGPU_GEMM_PARAMS");
     }
     setenv("XGPU_GEMM_PARAMS", "32,32,8,4,4", 1);
     xgpu_gemm_params got;
