@@ -97,7 +97,7 @@ void xgpu__set_build_log(const char *log) {
     pthread_once(&build_log_once, build_log_key_init);
     free(pthread_getspecific(build_log_key));
     char *copy = NULL;
-    if (log) {
+    if (log && *log) { /* an empty log is kept as none: nothing to allocate */
         size_t n = strlen(log) + 1;
         copy = malloc(n);
         if (copy) {
