@@ -12,6 +12,17 @@ test -f "$prefix/include/xgpu.h"
 test -f "$prefix/include/xgpu_backend.h"
 ls "$prefix"/lib*/xgpu/libxgpu-opencl.so
 
+echo "== every installed program starts from the prefix"
+# Without the build tree's library path: only the program's own RUNPATH.
+for prog in "$prefix"/bin/*; do
+    if ! env -u LD_LIBRARY_PATH "$prog" --help >"$work/help.out" 2>&1; then
+        cat "$work/help.out"
+        echo "installed $(basename "$prog") does not start (--help failed)"
+        exit 1
+    fi
+    echo "$(basename "$prog") --help: ok"
+done
+
 echo "== find_package(xgpu)"
 cmake -S "$consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
       -DEXAMPLE_SOURCE="$example" >"$work/configure.log"
