@@ -529,8 +529,9 @@ typedef struct xgpu_gemm_params {
 } xgpu_gemm_params;
 
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
- * k x n. beta == 0 means C is not read (it may hold anything, NaN too).
- * m or n == 0 does nothing; k == 0 scales C by beta. */
+ * k x n. beta == 0 means C is not read (it may hold anything, NaN too);
+ * alpha == 0 means A and B are not read (C = beta * C), as in reference
+ * BLAS. m or n == 0 does nothing; k == 0 scales C by beta. */
 typedef struct xgpu_gemm_desc {
     xgpu_dtype dtype; /* XGPU_F32, XGPU_F64 (where the device has fp64), XGPU_F16 */
     xgpu_layout layout;

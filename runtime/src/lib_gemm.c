@@ -270,28 +270,31 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     if (st) {
         return st;
     }
+    /* alpha == 0: C = beta * C, and A and B are not read (as reference
+     * BLAS), so a NaN in them cannot reach C. The kernel runs with k = 0. */
+    size_t KR = d->alpha == 0.0 ? 0 : K;
     /* Vector loads need the operand's rows (in the load direction) to start
      * on vector boundaries: offset, leading dimension and length. */
     uint32_t vw = vector_width(d->dtype, &p);
     bool vec_a =
-        vw > 1 && K > 0 && A->offset % vw == 0 && A->ld % vw == 0 && (ta ? M : K) % vw == 0;
+        vw > 1 && KR > 0 && A->offset % vw == 0 && A->ld % vw == 0 && (ta ? M : K) % vw == 0;
     bool vec_b =
-        vw > 1 && K > 0 && B->offset % vw == 0 && B->ld % vw == 0 && (tb ? K : N) % vw == 0;
+        vw > 1 && KR > 0 && B->offset % vw == 0 && B->ld % vw == 0 && (tb ? K : N) % vw == 0;
     bool f64 = d->dtype == XGPU_F64;
     xgpu_arg alpha = f64 ? xgpu_arg_f64(d->alpha) : xgpu_arg_f32((float)d->alpha);
     xgpu_arg beta = f64 ? xgpu_arg_f64(d->beta) : xgpu_arg_f32((float)d->beta);
     /* K == 0: A and B are not read; any buffer will do for the argument. */
-    xgpu_buffer *abuf = K ? A->buffer : d->c.buffer, *bbuf = K ? B->buffer : d->c.buffer;
+    xgpu_buffer *abuf = KR ? A->buffer : d->c.buffer, *bbuf = KR ? B->buffer : d->c.buffer;
     xgpu_arg args[] = {xgpu_arg_u32((uint32_t)M),
                        xgpu_arg_u32((uint32_t)N),
-                       xgpu_arg_u32((uint32_t)K),
+                       xgpu_arg_u32((uint32_t)KR),
                        alpha,
                        xgpu_arg_buffer(abuf),
-                       xgpu_arg_u32((uint32_t)(K ? A->offset : 0)),
-                       xgpu_arg_u32((uint32_t)(K ? A->ld : 1)),
+                       xgpu_arg_u32((uint32_t)(KR ? A->offset : 0)),
+                       xgpu_arg_u32((uint32_t)(KR ? A->ld : 1)),
                        xgpu_arg_buffer(bbuf),
-                       xgpu_arg_u32((uint32_t)(K ? B->offset : 0)),
-                       xgpu_arg_u32((uint32_t)(K ? B->ld : 1)),
+                       xgpu_arg_u32((uint32_t)(KR ? B->offset : 0)),
+                       xgpu_arg_u32((uint32_t)(KR ? B->ld : 1)),
                        beta,
                        xgpu_arg_buffer(d->c.buffer),
                        xgpu_arg_u32((uint32_t)d->c.offset),

@@ -295,6 +295,23 @@ static void user_params_and_k_zero(void **state) {
     for (size_t i = 0; i < n * n; i++) {
         assert_true(out[i] == 2.0f * h[i]);
     }
+    /* alpha == 0: A and B are not read, so NaN in them cannot reach C (as
+     * reference BLAS); it used to: 0 * NaN = NaN. */
+    xgpu_buffer *nan_ab;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * n * 4, &nan_ab));
+    uint32_t nan_bits = 0x7fc00000u;
+    XT_OK(xgpu_buffer_fill(xt.queue, nan_ab, 0, n * n * 4, &nan_bits, 4, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, c, 0, h, n * n * 4, true, NULL));
+    xgpu_gemm_desc z = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS,  XGPU_NO_TRANS, n,      n, n, 0.0,
+                        0.5,      {nan_ab, 0, n}, {nan_ab, 0, n}, {c, 0, n},     &params};
+    XT_OK(xgpu_gemm(xt.queue, &z, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, c, 0, out, n * n * 4, true, NULL));
+    for (size_t i = 0; i < n * n; i++) {
+        if (out[i] != 0.5f * h[i]) {
+            fail_msg("alpha = 0: c[%zu] = %g, want %g", i, out[i], 0.5f * h[i]);
+        }
+    }
+    XT_OK(xgpu_buffer_release(nan_ab));
     /* m == 0: nothing happens, successfully. */
     d.m = 0;
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
