@@ -156,9 +156,16 @@ xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgp
                            "%s: %s belongs to another context than the queue", func, what);
     }
     if (offset > buffer->size || bytes > buffer->size - offset) {
+        /* Say the size the buffer would need: offset + bytes. */
+        if (bytes > SIZE_MAX - offset) {
+            return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
+                               "%s: %s: %zu bytes from byte %zu reach past the end of memory", func,
+                               what, bytes, offset);
+        }
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
-                           "%s: %s needs %zu bytes from byte %zu, but the buffer has %zu", func,
-                           what, bytes, offset, buffer->size);
+                           "%s: %s needs a buffer of %zu bytes (%zu bytes from byte %zu), but "
+                           "the buffer has %zu",
+                           func, what, offset + bytes, bytes, offset, buffer->size);
     }
     return XGPU_SUCCESS;
 }

@@ -192,7 +192,7 @@ static void bad_arguments_are_refused(void **state) {
     XT_OK(xgpu_buffer_create(xt.ctx, 400, &in));
     XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 1, 100, out, 0, NULL),
-             XGPU_ERROR_OUT_OF_RANGE, "in needs 400 bytes from byte 4");
+             XGPU_ERROR_OUT_OF_RANGE, "in needs a buffer of 404 bytes (400 bytes from byte 4)");
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F64, in, 0, 10, out, 4, NULL),
              xt.info.fp64 ? XGPU_ERROR_OUT_OF_RANGE : XGPU_ERROR_UNSUPPORTED, NULL);
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F16, in, 0, 10, out, 0, NULL),
@@ -200,7 +200,8 @@ static void bad_arguments_are_refused(void **state) {
     XT_FAILS(xgpu_reduce(xt.queue, (xgpu_reduce_op)9, XGPU_F32, in, 0, 10, out, 0, NULL),
              XGPU_ERROR_UNSUPPORTED, "op 9");
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, 0, 10, out, 4, NULL),
-             XGPU_ERROR_OUT_OF_RANGE, "out needs 8 bytes"); /* an i32 sum is an i64 */
+             XGPU_ERROR_OUT_OF_RANGE,
+             "out needs a buffer of 12 bytes (8 bytes from byte 4)"); /* an i32 sum is an i64 */
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, SIZE_MAX, 2, out, 0, NULL),
              XGPU_ERROR_INVALID_SIZE, "overflows");
     XT_OK(xgpu_buffer_release(in));

@@ -113,7 +113,7 @@ static void bad_arguments_are_refused(void **state) {
     xgpu_buffer *a;
     XT_OK(xgpu_buffer_create(xt.ctx, 400, &a));
     XT_FAILS(xgpu_stream(xt.queue, XGPU_STREAM_COPY, XGPU_F32, a, NULL, a, 0, 101, NULL, NULL),
-             XGPU_ERROR_OUT_OF_RANGE, "needs 404 bytes");
+             XGPU_ERROR_OUT_OF_RANGE, "needs a buffer of 404 bytes");
     XT_FAILS(xgpu_stream(xt.queue, XGPU_STREAM_ADD, XGPU_F32, a, NULL, a, 0, 10, NULL, NULL),
              XGPU_ERROR_INVALID_HANDLE, "b is NULL");
     XT_FAILS(xgpu_stream(xt.queue, XGPU_STREAM_DOT, XGPU_I32, a, a, NULL, 0, 10, a, NULL),
