@@ -470,6 +470,17 @@ static inline xgpu_range xgpu_range_1d(size_t groups, size_t group_size) {
     xgpu_range r = {1, {groups, 1, 1}, {group_size, 1, 1}};
     return r;
 }
+/* Groups in x and y, then the group's size in x and y. */
+static inline xgpu_range xgpu_range_2d(size_t groups_x, size_t groups_y, size_t size_x,
+                                       size_t size_y) {
+    xgpu_range r = {2, {groups_x, groups_y, 1}, {size_x, size_y, 1}};
+    return r;
+}
+static inline xgpu_range xgpu_range_3d(size_t groups_x, size_t groups_y, size_t groups_z,
+                                       size_t size_x, size_t size_y, size_t size_z) {
+    xgpu_range r = {3, {groups_x, groups_y, groups_z}, {size_x, size_y, size_z}};
+    return r;
+}
 
 /* Enqueues the kernel. The runtime checks the arguments against the
  * kernel's signature (count, kind, scalar size and type, buffer context,

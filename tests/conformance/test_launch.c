@@ -111,7 +111,9 @@ static void check_geometry(uint32_t dims, const size_t groups[3], const size_t g
     XT_OK(xgpu_buffer_create(xt.ctx, items * 16, &out));
     uint32_t poison = 0xffffffffu;
     XT_OK(xgpu_buffer_fill(xt.queue, out, 0, items * 16, &poison, 4, NULL));
-    xgpu_range r = {dims, {g[0], g[1], g[2]}, {s[0], s[1], s[2]}};
+    xgpu_range r = dims == 1   ? xgpu_range_1d(g[0], s[0])
+                   : dims == 2 ? xgpu_range_2d(g[0], g[1], s[0], s[1])
+                               : xgpu_range_3d(g[0], g[1], g[2], s[0], s[1], s[2]);
     xgpu_arg args[] = {xgpu_arg_buffer(out), xgpu_arg_u32((uint32_t)nx),
                        xgpu_arg_u32((uint32_t)ny)};
     XT_OK(xgpu_launch(xt.queue, k, &r, 3, args, NULL));
