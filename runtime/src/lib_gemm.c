@@ -9,7 +9,8 @@
 
 static const char *const func = "xgpu_gemm";
 
-/* Vector loads on pocl: measured below in the defaults' comment. */
+/* CPU devices load GEMM operands one element at a time: the CPU defaults
+ * below were measured that way on pocl. */
 #define CPU_VW 1
 
 /* Defaults per device class, measured rather than guessed: on pocl (2
