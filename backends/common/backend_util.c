@@ -1,6 +1,10 @@
+#define _GNU_SOURCE /* dladdr */
 #include "backend_util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
 
 int xgpu_util_split_options(char *options, const char **argv, int max) {
     int n = 0;
@@ -33,4 +37,25 @@ size_t xgpu_util_local_layout(const xgpu_backend_arg *args, size_t count, unsign
         }
     }
     return shared;
+}
+
+void xgpu_util_bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
+    void *sym = dlsym(lib, symbol);
+    memcpy(fn_slot, &sym, slot_size);
+}
+
+void xgpu_util_loaded_path(void *lib, const char *symbol, char *out, size_t size) {
+    Dl_info info;
+    void *sym = dlsym(lib, symbol);
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        snprintf(out, size, "%.*s", (int)size - 1, info.dli_fname);
+    }
+}
+
+xgpu_status xgpu_util_vendor_fail(const xgpu_core_services *services, const char *backend,
+                                  xgpu_status status, long long code, const char *name,
+                                  const char *text, const char *call, const char *detail) {
+    return services->error(backend, status, code, name, "%s failed: %s%s%s%s%s", call, name,
+                           text ? " (" : "", text ? text : "", text ? ")" : "",
+                           detail ? detail : "");
 }

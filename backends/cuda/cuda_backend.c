@@ -10,6 +10,7 @@
 static xgpu_status cu_probe(const xgpu_core_services *services, void **state, char *reason,
                             size_t reason_size) {
     cu__services = services;
+    xgpu__rt_services = services;
     *state = NULL;
     cu_state *st = calloc(1, sizeof *st);
     if (!st) {
@@ -208,38 +209,10 @@ static const xgpu_backend_ops cu_ops = {
     .device_free_memory = cu_device_free_memory,
     .context_create = cu__context_create,
     .context_release = cu__context_release,
-    .queue_create = cu__queue_create,
-    .queue_release = cu__queue_release,
-    .queue_finish = cu__queue_finish,
-    .buffer_create = cu__buffer_create,
-    .buffer_release = cu__buffer_release,
-    .buffer_write = cu__buffer_write,
-    .buffer_read = cu__buffer_read,
-    .buffer_copy = cu__buffer_copy,
-    .buffer_fill = cu__buffer_fill,
-    .host_alloc = cu__host_alloc,
-    .host_free = cu__host_free,
-    .buffer_native = cu__buffer_native,
-    .queue_native = cu__queue_native,
     .program_build = cu__program_build,
-    .program_release = cu__program_release,
     .kernel_create = cu__kernel_create,
     .kernel_release = cu__kernel_release,
-    .launch = cu__launch,
-    .queue_record_event = cu__queue_record_event,
-    .event_wait = cu__event_wait,
-    .event_elapsed_ms = cu__event_elapsed_ms,
-    .event_release = cu__event_release,
+    XGPU_RT_BACKEND_HOOKS,
 };
 
-__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
-                                                                      xgpu_negotiate_out *out);
-
-xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
-    if (!in || !out || in->core_abi_version < 1) {
-        return XGPU_ERROR_ABI_MISMATCH;
-    }
-    out->abi_version = 1;
-    out->ops = &cu_ops;
-    return XGPU_SUCCESS;
-}
+XGPU_BACKEND_EXPORT(cu_ops)

@@ -3,6 +3,7 @@
 #define XGPU_CUDA_INTERNAL_H
 
 #include "cuda_api.h"
+#include "rt_backend.h"
 #include "xgpu_backend.h"
 
 #include <pthread.h>
@@ -27,38 +28,18 @@ typedef struct cu_state {
     char nvrtc_reason[1024];
 } cu_state;
 
+/* A context: the shared layer's part first (rt_backend.h). */
 typedef struct cu_ctx {
+    xgpu_rt_ctx rt; /* device_ctx: the device's primary CUcontext */
     cu_state *state;
-    CUcontext context; /* the device's primary context */
     CUdevice device;
     int sm;
 } cu_ctx;
 
-typedef struct cu_queue {
-    cu_ctx *ctx;
-    CUstream stream;
-} cu_queue;
-
-typedef struct cu_buffer {
-    cu_ctx *ctx;
-    CUdeviceptr ptr;
-} cu_buffer;
-
-typedef struct cu_event {
-    cu_ctx *ctx;
-    CUevent event;
-} cu_event;
-
-typedef struct cu_program {
-    cu_ctx *ctx;
-    CUmodule module;
-} cu_program;
-
 typedef struct cu_kernel {
-    cu_ctx *ctx;
-    CUfunction fn;
+    xgpu_rt_kernel rt; /* function: the CUfunction */
     /* Dynamic shared memory the function is configured for; raised (under
-     * the lock) when a launch needs more than 48 KiB. */
+     * the lock) when a launch needs more than it allows without opting in. */
     pthread_mutex_t lock;
     int dynamic_limit;
 } cu_kernel;
@@ -94,8 +75,6 @@ xgpu_status cu__status_of(CUresult r);
 /* Dynamic shared memory a kernel with `static_shared` bytes of fixed-size
  * shared memory may use without opting in. */
 int cu__default_dynamic_limit(int static_shared);
-/* Makes the context current on this thread; returns its status. */
-xgpu_status cu__make_current(const cu_ctx *ctx);
 
 /* cuda_compile.c */
 /* Chooses what to build for a device of compute capability `sm`: CUBIN for
@@ -106,42 +85,18 @@ bool cu__choose_target(int sm, const int *archs, int arch_count, int *target, bo
 xgpu_status cu__compile(const cu_nvrtc *nvrtc, const char *source, const char *options, int sm,
                         cu_binary *out, char **log);
 
-/* cuda_memory.c */
+/* cuda_context.c */
 xgpu_status cu__context_create(void *state, uint32_t index, void **context);
 void cu__context_release(void *context);
-xgpu_status cu__queue_create(void *context, void **queue);
-void cu__queue_release(void *queue);
-xgpu_status cu__queue_finish(void *queue);
-xgpu_status cu__buffer_create(void *context, size_t size, void **buffer);
-void cu__buffer_release(void *buffer);
-xgpu_status cu__buffer_native(void *buffer, void **native);
-xgpu_status cu__queue_native(void *queue, void **native);
-xgpu_status cu__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
-                             bool blocking, void **event);
-xgpu_status cu__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
-                            bool blocking, void **event);
-xgpu_status cu__buffer_copy(void *queue, void *src, size_t src_offset, void *dst, size_t dst_offset,
-                            size_t size, void **event);
-xgpu_status cu__buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
-                            const void *pattern, size_t pattern_size, void **event);
-xgpu_status cu__host_alloc(void *context, size_t size, void **handle, void **ptr);
-void cu__host_free(void *context, void *handle);
-xgpu_status cu__queue_record_event(void *queue, void **event);
-xgpu_status cu__event_wait(void *event);
-xgpu_status cu__event_elapsed_ms(void *start, void *end, double *ms);
-void cu__event_release(void *event);
-/* Records an event after the last operation when `event` is not NULL, then
- * synchronises the stream when `blocking`. */
-xgpu_status cu__finish_op(cu_queue *q, bool blocking, void **event);
+
+/* cuda_vendor.c: the driver calls the shared layer makes. */
+extern const xgpu_rt_vendor cu__vendor;
 
 /* cuda_program.c */
 xgpu_status cu__program_build(void *context, const char *source, const char *options,
                               void **program, char **log);
-void cu__program_release(void *program);
 xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
                               xgpu_kernel_props *props);
 void cu__kernel_release(void *kernel);
-xgpu_status cu__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
-                       const xgpu_backend_arg *args, void **event);
 
 #endif

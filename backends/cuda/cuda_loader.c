@@ -2,6 +2,7 @@
  * build; neither is ever unloaded. */
 #define _GNU_SOURCE
 #include "cuda_internal.h"
+#include "backend_util.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -11,18 +12,6 @@
 const xgpu_core_services *cu__services;
 
 /* dlsym into a function pointer without an object-to-function cast. */
-static void bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
-    void *sym = dlsym(lib, symbol);
-    memcpy(fn_slot, &sym, slot_size);
-}
-
-static void loaded_path(void *lib, const char *symbol, char *out, size_t size) {
-    Dl_info info;
-    void *sym = dlsym(lib, symbol);
-    if (sym && dladdr(sym, &info) && info.dli_fname) {
-        snprintf(out, size, "%s", info.dli_fname);
-    }
-}
 
 /* Names for the codes the backend reasons about, for when the driver
  * cannot name them itself (the toolkit's stub answers every call with
@@ -111,9 +100,8 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
     if (!drv->cuGetErrorString || drv->cuGetErrorString(r, &text) != CUDA_SUCCESS) {
         text = NULL;
     }
-    return cu__services->error(CU_BACKEND_NAME, cu__status_of(r), r, name, "%s failed: %s%s%s%s%s",
-                               call, name, text ? " (" : "", text ? text : "", text ? ")" : "",
-                               detail ? detail : "");
+    return xgpu_util_vendor_fail(cu__services, CU_BACKEND_NAME, cu__status_of(r), r, name, text,
+                                 call, detail);
 }
 
 /* Without an opt-in, a block may use 48 KiB of shared memory in all: the
@@ -122,12 +110,6 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
 
 int cu__default_dynamic_limit(int static_shared) {
     return static_shared >= DEFAULT_SHARED_LIMIT ? 0 : DEFAULT_SHARED_LIMIT - static_shared;
-}
-
-xgpu_status cu__make_current(const cu_ctx *ctx) {
-    CUresult r = ctx->state->driver.cuCtxSetCurrent(ctx->context);
-    return r == CUDA_SUCCESS ? XGPU_SUCCESS
-                             : cu__fail(&ctx->state->driver, r, "cuCtxSetCurrent", NULL);
 }
 
 /* Why cuInit failed, in words a user can act on. */
@@ -198,9 +180,9 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     snprintf(drv->path, sizeof drv->path, "%s", file);
-    loaded_path(drv->lib, "cuInit", drv->path, sizeof drv->path);
+    xgpu_util_loaded_path(drv->lib, "cuInit", drv->path, sizeof drv->path);
 #define CU_BIND(name, symbol, required, ret, params)                                               \
-    bind_symbol(drv->lib, symbol, &drv->name, sizeof drv->name);
+    xgpu_util_bind_symbol(drv->lib, symbol, &drv->name, sizeof drv->name);
     CU_DRIVER_FUNCTIONS(CU_BIND)
 #undef CU_BIND
     if (!drv->cuInit) {
@@ -266,9 +248,9 @@ static bool nvrtc_bind(cu_nvrtc *n, void *lib, const char *file) {
     memset(n, 0, sizeof *n);
     n->lib = lib;
     snprintf(n->path, sizeof n->path, "%.*s", (int)sizeof n->path - 1, file);
-    loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
+    xgpu_util_loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
 #define CU_BIND(name, symbol, required, ret, params)                                               \
-    bind_symbol(lib, symbol, &n->name, sizeof n->name);
+    xgpu_util_bind_symbol(lib, symbol, &n->name, sizeof n->name);
     CU_NVRTC_FUNCTIONS(CU_BIND)
 #undef CU_BIND
     bool ok = true;

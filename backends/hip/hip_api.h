@@ -27,7 +27,10 @@ enum {
     hipErrorInvalidImage = 200,
     hipErrorNoBinaryForGpu = 209,
     hipErrorNotFound = 500,
-    hipErrorLaunchOutOfResources = 701
+    hipErrorIllegalAddress = 700,
+    hipErrorLaunchOutOfResources = 701,
+    hipErrorAssert = 710,
+    hipErrorLaunchFailure = 719
 };
 
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipHostMallocDefault = 0 };

@@ -64,6 +64,7 @@ static void read_arch(const hip_runtime *rt, int dev, char *out, size_t size) {
 static xgpu_status hip_probe(const xgpu_core_services *services, void **state, char *reason,
                              size_t reason_size) {
     hip__services = services;
+    xgpu__rt_services = services;
     *state = NULL;
     hip_state *st = calloc(1, sizeof *st);
     if (!st) {
@@ -168,10 +169,9 @@ static xgpu_status hip_device_info(void *state, uint32_t index, xgpu_device_info
 
 static xgpu_status hip_device_free_memory(void *state, uint32_t index, uint64_t *free_bytes) {
     hip_state *st = state;
-    hip_ctx ctx = {st, (int)index};
-    xgpu_status s = hip__make_current(&ctx);
-    if (s) {
-        return s;
+    hipError_t set = st->rt.hipSetDevice((int)index);
+    if (set != hipSuccess) {
+        return hip__fail(&st->rt, set, "hipSetDevice", NULL);
     }
     size_t free_now = 0, total = 0;
     hipError_t e = st->rt.hipMemGetInfo(&free_now, &total);
@@ -193,38 +193,10 @@ static const xgpu_backend_ops hip_ops = {
     .device_free_memory = hip_device_free_memory,
     .context_create = hip__context_create,
     .context_release = hip__context_release,
-    .queue_create = hip__queue_create,
-    .queue_release = hip__queue_release,
-    .queue_finish = hip__queue_finish,
-    .buffer_create = hip__buffer_create,
-    .buffer_release = hip__buffer_release,
-    .buffer_write = hip__buffer_write,
-    .buffer_read = hip__buffer_read,
-    .buffer_copy = hip__buffer_copy,
-    .buffer_fill = hip__buffer_fill,
-    .host_alloc = hip__host_alloc,
-    .host_free = hip__host_free,
-    .buffer_native = hip__buffer_native,
-    .queue_native = hip__queue_native,
     .program_build = hip__program_build,
-    .program_release = hip__program_release,
     .kernel_create = hip__kernel_create,
     .kernel_release = hip__kernel_release,
-    .launch = hip__launch,
-    .queue_record_event = hip__queue_record_event,
-    .event_wait = hip__event_wait,
-    .event_elapsed_ms = hip__event_elapsed_ms,
-    .event_release = hip__event_release,
+    XGPU_RT_BACKEND_HOOKS,
 };
 
-__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
-                                                                      xgpu_negotiate_out *out);
-
-xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
-    if (!in || !out || in->core_abi_version < 1) {
-        return XGPU_ERROR_ABI_MISMATCH;
-    }
-    out->abi_version = 1;
-    out->ops = &hip_ops;
-    return XGPU_SUCCESS;
-}
+XGPU_BACKEND_EXPORT(hip_ops)

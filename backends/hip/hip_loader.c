@@ -4,6 +4,7 @@
  * crashes at exit when it is, and sanitizers lose its symbols. */
 #define _GNU_SOURCE
 #include "hip_internal.h"
+#include "backend_util.h"
 
 #include <dlfcn.h>
 #include <grp.h>
@@ -53,19 +54,6 @@ static const hip_attributes attributes_legacy = {.max_threads_per_block = 0,
                                                  .shared_per_cu = 23,
                                                  .ecc = 41};
 
-static void bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
-    void *sym = dlsym(lib, symbol);
-    memcpy(fn_slot, &sym, slot_size);
-}
-
-static void loaded_path(void *lib, const char *symbol, char *out, size_t size) {
-    Dl_info info;
-    void *sym = dlsym(lib, symbol);
-    if (sym && dladdr(sym, &info) && info.dli_fname) {
-        snprintf(out, size, "%.*s", (int)size - 1, info.dli_fname);
-    }
-}
-
 const char *hip__error_name(const hip_runtime *rt, hipError_t e, char *buf, size_t size) {
     const char *name = rt->hipGetErrorName ? rt->hipGetErrorName(e) : NULL;
     if (name && *name) {
@@ -77,6 +65,11 @@ const char *hip__error_name(const hip_runtime *rt, hipError_t e, char *buf, size
 
 static xgpu_status status_of(hipError_t e) {
     switch (e) {
+    /* A fault in a kernel leaves the device unusable for the process. */
+    case hipErrorIllegalAddress:
+    case hipErrorAssert:
+    case hipErrorLaunchFailure:
+        return XGPU_ERROR_DEVICE_LOST;
     case hipErrorOutOfMemory:
         return XGPU_ERROR_OUT_OF_DEVICE_MEMORY;
     case hipErrorNoDevice:
@@ -98,15 +91,8 @@ xgpu_status hip__fail(const hip_runtime *rt, hipError_t e, const char *call, con
     char buf[32];
     const char *name = hip__error_name(rt, e, buf, sizeof buf);
     const char *text = rt->hipGetErrorString ? rt->hipGetErrorString(e) : NULL;
-    return hip__services->error(HIP_BACKEND_NAME, status_of(e), e, name, "%s failed: %s%s%s%s%s",
-                                call, name, text ? " (" : "", text ? text : "", text ? ")" : "",
-                                detail ? detail : "");
-}
-
-xgpu_status hip__make_current(const hip_ctx *ctx) {
-    const hip_runtime *rt = &ctx->state->rt;
-    hipError_t e = rt->hipSetDevice(ctx->device);
-    return e == hipSuccess ? XGPU_SUCCESS : hip__fail(rt, e, "hipSetDevice", NULL);
+    return xgpu_util_vendor_fail(hip__services, HIP_BACKEND_NAME, status_of(e), e, name, text, call,
+                                 detail);
 }
 
 static size_t add_candidate(hip_candidate *out, size_t n, size_t max, const char *dir,
@@ -199,9 +185,9 @@ static bool bind_runtime(hip_runtime *rt, void *lib, const hip_candidate *c) {
     snprintf(rt->name, sizeof rt->name, "%.*s", (int)sizeof rt->name - 1,
              strrchr(c->file, '/') ? strrchr(c->file, '/') + 1 : c->file);
     snprintf(rt->path, sizeof rt->path, "%.*s", (int)sizeof rt->path - 1, c->file);
-    loaded_path(lib, "hipGetDeviceCount", rt->path, sizeof rt->path);
+    xgpu_util_loaded_path(lib, "hipGetDeviceCount", rt->path, sizeof rt->path);
 #define HIP_BIND(name, symbol, required, ret, params)                                              \
-    bind_symbol(lib, symbol, &rt->name, sizeof rt->name);
+    xgpu_util_bind_symbol(lib, symbol, &rt->name, sizeof rt->name);
     HIP_RUNTIME_FUNCTIONS(HIP_BIND)
 #undef HIP_BIND
     return rt->hipGetDeviceCount != NULL;
@@ -288,7 +274,7 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
 static bool bind_rtc(hip_rtc *rtc, void *lib) {
     bool ok = true;
 #define HIP_BIND(name, symbol, required, ret, params)                                              \
-    bind_symbol(lib, symbol, &rtc->name, sizeof rtc->name);                                        \
+    xgpu_util_bind_symbol(lib, symbol, &rtc->name, sizeof rtc->name);                              \
     ok = ok && (!required || rtc->name);
     HIP_RTC_FUNCTIONS(HIP_BIND)
 #undef HIP_BIND
@@ -330,7 +316,7 @@ xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, siz
             void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
             if (lib && bind_rtc(rtc, lib)) {
                 rtc->lib = lib;
-                loaded_path(lib, "hiprtcCompileProgram", rtc->path, sizeof rtc->path);
+                xgpu_util_loaded_path(lib, "hiprtcCompileProgram", rtc->path, sizeof rtc->path);
                 hip__services->library(HIP_BACKEND_NAME, names[s], rtc->path, true, "hiprtc");
                 return XGPU_SUCCESS;
             }

@@ -172,14 +172,4 @@ static const xgpu_backend_ops cl_ops = {
     .event_release = cl__event_release,
 };
 
-__attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in,
-                                                                      xgpu_negotiate_out *out);
-
-xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {
-    if (!in || !out || in->core_abi_version < 1) {
-        return XGPU_ERROR_ABI_MISMATCH;
-    }
-    out->abi_version = 1; /* the newest this backend speaks */
-    out->ops = &cl_ops;
-    return XGPU_SUCCESS;
-}
+XGPU_BACKEND_EXPORT(cl_ops)

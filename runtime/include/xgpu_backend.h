@@ -232,6 +232,20 @@ typedef struct xgpu_negotiate_out {
 
 typedef xgpu_status (*xgpu_backend_entry_fn)(const xgpu_negotiate_in *in, xgpu_negotiate_out *out);
 
+/* Defines a plugin's entry point for its table `table` of ABI version 1: the
+ * one symbol a plugin exports. Refuses a core older than version 1. */
+#define XGPU_BACKEND_EXPORT(table)                                                                 \
+    __attribute__((visibility("default"))) xgpu_status xgpu_backend_entry(                         \
+        const xgpu_negotiate_in *in, xgpu_negotiate_out *out);                                     \
+    xgpu_status xgpu_backend_entry(const xgpu_negotiate_in *in, xgpu_negotiate_out *out) {         \
+        if (!in || !out || in->core_abi_version < 1) {                                             \
+            return XGPU_ERROR_ABI_MISMATCH;                                                        \
+        }                                                                                          \
+        out->abi_version = 1;                                                                      \
+        out->ops = &(table);                                                                       \
+        return XGPU_SUCCESS;                                                                       \
+    }
+
 /* Published layout: these offsets never change. */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(offsetof(xgpu_backend_ops, size) == 0, "ops.size must be first");

@@ -1,0 +1,158 @@
+/* The CUDA driver API as the shared runtime-style layer sees it
+ * (backends/common/rt_backend.h): one thin call each, named in errors as
+ * the driver function it wraps. */
+#include "cuda_internal.h"
+
+#include <stdio.h>
+
+#define D(api) ((const cu_driver *)(api))
+
+static xgpu_status check(const void *api, CUresult r, const char *call) {
+    return r == CUDA_SUCCESS ? XGPU_SUCCESS : cu__fail(D(api), r, call, NULL);
+}
+
+static xgpu_status make_current(const void *api, void *device_ctx) {
+    return check(api, D(api)->cuCtxSetCurrent((CUcontext)device_ctx), "cuCtxSetCurrent");
+}
+
+static xgpu_status stream_create(const void *api, void **stream) {
+    return check(api, D(api)->cuStreamCreate((CUstream *)stream, CU_STREAM_NON_BLOCKING),
+                 "cuStreamCreate");
+}
+
+static void stream_destroy(const void *api, void *stream) {
+    D(api)->cuStreamDestroy(stream);
+}
+
+static xgpu_status stream_sync(const void *api, void *stream) {
+    return check(api, D(api)->cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+static xgpu_status event_create(const void *api, void **event) {
+    return check(api, D(api)->cuEventCreate((CUevent *)event, CU_EVENT_DEFAULT), "cuEventCreate");
+}
+
+static xgpu_status event_record(const void *api, void *event, void *stream) {
+    return check(api, D(api)->cuEventRecord(event, stream), "cuEventRecord");
+}
+
+static xgpu_status event_sync(const void *api, void *event) {
+    return check(api, D(api)->cuEventSynchronize(event), "cuEventSynchronize");
+}
+
+static xgpu_status event_elapsed(const void *api, void *start, void *end, float *ms) {
+    return check(api, D(api)->cuEventElapsedTime(ms, start, end), "cuEventElapsedTime");
+}
+
+static void event_destroy(const void *api, void *event) {
+    D(api)->cuEventDestroy(event);
+}
+
+static xgpu_status mem_alloc(const void *api, size_t size, uint64_t *ptr) {
+    CUdeviceptr p = 0;
+    CUresult r = D(api)->cuMemAlloc(&p, size);
+    if (r != CUDA_SUCCESS) {
+        char detail[64];
+        snprintf(detail, sizeof detail, " asking %zu bytes", size);
+        return cu__fail(D(api), r, "cuMemAlloc", detail);
+    }
+    *ptr = p;
+    return XGPU_SUCCESS;
+}
+
+static void mem_free(const void *api, uint64_t ptr) {
+    /* cuMemFree only "may" synchronise: wait for the context's queued
+     * work, which may still use the buffer. */
+    if (D(api)->cuCtxSynchronize) {
+        D(api)->cuCtxSynchronize();
+    }
+    D(api)->cuMemFree(ptr);
+}
+
+static xgpu_status host_alloc(const void *api, size_t size, void **ptr) {
+    return check(api, D(api)->cuMemAllocHost(ptr, size), "cuMemAllocHost");
+}
+
+static void host_free(const void *api, void *ptr) {
+    D(api)->cuMemFreeHost(ptr);
+}
+
+static xgpu_status copy_htod(const void *api, uint64_t dst, const void *src, size_t size,
+                             void *stream) {
+    return check(api, D(api)->cuMemcpyHtoDAsync(dst, src, size, stream), "cuMemcpyHtoDAsync");
+}
+
+static xgpu_status copy_dtoh(const void *api, void *dst, uint64_t src, size_t size, void *stream) {
+    return check(api, D(api)->cuMemcpyDtoHAsync(dst, src, size, stream), "cuMemcpyDtoHAsync");
+}
+
+static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
+                             void *stream) {
+    return check(api, D(api)->cuMemcpyDtoDAsync(dst, src, size, stream), "cuMemcpyDtoDAsync");
+}
+
+static xgpu_status memset_n(const void *api, uint64_t dst, uint32_t value, unsigned width,
+                            size_t count, void *stream) {
+    if (width == 1) {
+        return check(api, D(api)->cuMemsetD8Async(dst, (unsigned char)value, count, stream),
+                     "cuMemsetD8Async");
+    }
+    if (width == 2) {
+        return check(api, D(api)->cuMemsetD16Async(dst, (unsigned short)value, count, stream),
+                     "cuMemsetD16Async");
+    }
+    return check(api, D(api)->cuMemsetD32Async(dst, value, count, stream), "cuMemsetD32Async");
+}
+
+static xgpu_status module_load(const void *api, const void *image, void **module) {
+    return check(api, D(api)->cuModuleLoadData((CUmodule *)module, image), "cuModuleLoadData");
+}
+
+static void module_unload(const void *api, void *module) {
+    D(api)->cuModuleUnload(module);
+}
+
+static xgpu_status get_function(const void *api, void *module, const char *name, void **function) {
+    CUresult r = D(api)->cuModuleGetFunction((CUfunction *)function, module, name);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        char buf[32];
+        return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, r,
+                                   cu__result_name(D(api), r, buf, sizeof buf),
+                                   "no kernel named '%s' in the program", name);
+    }
+    return check(api, r, "cuModuleGetFunction");
+}
+
+static void function_props(const void *api, void *function, xgpu_kernel_props *props) {
+    const cu_driver *d = D(api);
+    int threads = 0, shared = 0;
+    d->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
+    d->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function);
+    props->max_group_size = (uint64_t)threads;
+    props->static_local_bytes = (uint64_t)shared;
+    if (d->cuFuncGetParamInfo) { /* CUDA 12.4 and later drivers */
+        /* The first index past the end answers CUDA_ERROR_INVALID_VALUE;
+         * any other failure leaves the count unknown. */
+        size_t offset = 0, size = 0;
+        uint32_t n = 0;
+        CUresult r = CUDA_SUCCESS;
+        while (n < 65536 &&
+               (r = d->cuFuncGetParamInfo(function, n, &offset, &size)) == CUDA_SUCCESS) {
+            n++;
+        }
+        if (r == CUDA_ERROR_INVALID_VALUE) {
+            props->arg_count = n;
+        }
+    }
+}
+
+static xgpu_status launch(const void *api, void *function, const unsigned grid[3],
+                          const unsigned block[3], unsigned shared_bytes, void *stream,
+                          void **params) {
+    return check(api,
+                 D(api)->cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                                        block[2], shared_bytes, stream, params, NULL),
+                 "cuLaunchKernel");
+}
+
+const xgpu_rt_vendor cu__vendor = XGPU_RT_VENDOR_TABLE(CU_BACKEND_NAME);

@@ -1,0 +1,155 @@
+/* The HIP runtime API as the shared runtime-style layer sees it
+ * (backends/common/rt_backend.h): one thin call each, named in errors as
+ * the HIP function it wraps. A context is a device ordinal: the layer's
+ * device_ctx holds it, made current with hipSetDevice. */
+#include "hip_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define R(api) ((const hip_runtime *)(api))
+#define PTR(p) ((hipDeviceptr_t)(uintptr_t)(p))
+
+static xgpu_status check(const void *api, hipError_t e, const char *call) {
+    return e == hipSuccess ? XGPU_SUCCESS : hip__fail(R(api), e, call, NULL);
+}
+
+static xgpu_status make_current(const void *api, void *device_ctx) {
+    return check(api, R(api)->hipSetDevice((int)(intptr_t)device_ctx), "hipSetDevice");
+}
+
+static xgpu_status stream_create(const void *api, void **stream) {
+    return check(api, R(api)->hipStreamCreateWithFlags((hipStream_t *)stream, hipStreamNonBlocking),
+                 "hipStreamCreateWithFlags");
+}
+
+static void stream_destroy(const void *api, void *stream) {
+    R(api)->hipStreamDestroy(stream);
+}
+
+static xgpu_status stream_sync(const void *api, void *stream) {
+    return check(api, R(api)->hipStreamSynchronize(stream), "hipStreamSynchronize");
+}
+
+static xgpu_status event_create(const void *api, void **event) {
+    return check(api, R(api)->hipEventCreateWithFlags((hipEvent_t *)event, hipEventDefault),
+                 "hipEventCreateWithFlags");
+}
+
+static xgpu_status event_record(const void *api, void *event, void *stream) {
+    return check(api, R(api)->hipEventRecord(event, stream), "hipEventRecord");
+}
+
+static xgpu_status event_sync(const void *api, void *event) {
+    return check(api, R(api)->hipEventSynchronize(event), "hipEventSynchronize");
+}
+
+static xgpu_status event_elapsed(const void *api, void *start, void *end, float *ms) {
+    return check(api, R(api)->hipEventElapsedTime(ms, start, end), "hipEventElapsedTime");
+}
+
+static void event_destroy(const void *api, void *event) {
+    R(api)->hipEventDestroy(event);
+}
+
+static xgpu_status mem_alloc(const void *api, size_t size, uint64_t *ptr) {
+    void *p = NULL;
+    hipError_t e = R(api)->hipMalloc(&p, size);
+    if (e != hipSuccess) {
+        char detail[64];
+        snprintf(detail, sizeof detail, " asking %zu bytes", size);
+        return hip__fail(R(api), e, "hipMalloc", detail);
+    }
+    *ptr = (uint64_t)(uintptr_t)p;
+    return XGPU_SUCCESS;
+}
+
+static void mem_free(const void *api, uint64_t ptr) {
+    /* Queued work may still use the buffer: wait for the device first. */
+    if (R(api)->hipDeviceSynchronize) {
+        R(api)->hipDeviceSynchronize();
+    }
+    R(api)->hipFree(PTR(ptr));
+}
+
+static xgpu_status host_alloc(const void *api, size_t size, void **ptr) {
+    return check(api, R(api)->hipHostMalloc(ptr, size, hipHostMallocDefault), "hipHostMalloc");
+}
+
+static void host_free(const void *api, void *ptr) {
+    R(api)->hipHostFree(ptr);
+}
+
+static xgpu_status copy_htod(const void *api, uint64_t dst, const void *src, size_t size,
+                             void *stream) {
+    /* hipMemcpyHtoDAsync takes a non-const source; it only reads it. */
+    void *s;
+    memcpy(&s, &src, sizeof s);
+    return check(api, R(api)->hipMemcpyHtoDAsync(PTR(dst), s, size, stream), "hipMemcpyHtoDAsync");
+}
+
+static xgpu_status copy_dtoh(const void *api, void *dst, uint64_t src, size_t size, void *stream) {
+    return check(api, R(api)->hipMemcpyDtoHAsync(dst, PTR(src), size, stream),
+                 "hipMemcpyDtoHAsync");
+}
+
+static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
+                             void *stream) {
+    return check(api, R(api)->hipMemcpyDtoDAsync(PTR(dst), PTR(src), size, stream),
+                 "hipMemcpyDtoDAsync");
+}
+
+static xgpu_status memset_n(const void *api, uint64_t dst, uint32_t value, unsigned width,
+                            size_t count, void *stream) {
+    if (width == 1) {
+        return check(api, R(api)->hipMemsetD8Async(PTR(dst), (unsigned char)value, count, stream),
+                     "hipMemsetD8Async");
+    }
+    if (width == 2) {
+        return check(api, R(api)->hipMemsetD16Async(PTR(dst), (unsigned short)value, count, stream),
+                     "hipMemsetD16Async");
+    }
+    return check(api, R(api)->hipMemsetD32Async(PTR(dst), (int)value, count, stream),
+                 "hipMemsetD32Async");
+}
+
+static xgpu_status module_load(const void *api, const void *image, void **module) {
+    return check(api, R(api)->hipModuleLoadData((hipModule_t *)module, image), "hipModuleLoadData");
+}
+
+static void module_unload(const void *api, void *module) {
+    R(api)->hipModuleUnload(module);
+}
+
+static xgpu_status get_function(const void *api, void *module, const char *name, void **function) {
+    hipError_t e = R(api)->hipModuleGetFunction((hipFunction_t *)function, module, name);
+    if (e == hipErrorNotFound) {
+        char buf[32];
+        return hip__services->error(HIP_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, e,
+                                    hip__error_name(R(api), e, buf, sizeof buf),
+                                    "no kernel named '%s' in the program", name);
+    }
+    return check(api, e, "hipModuleGetFunction");
+}
+
+static void function_props(const void *api, void *function, xgpu_kernel_props *props) {
+    int threads = 0, shared = 0;
+    if (R(api)->hipFuncGetAttribute) {
+        R(api)->hipFuncGetAttribute(&threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
+        R(api)->hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function);
+    }
+    props->max_group_size = (uint64_t)threads;
+    props->static_local_bytes = (uint64_t)shared;
+}
+
+static xgpu_status launch(const void *api, void *function, const unsigned grid[3],
+                          const unsigned block[3], unsigned shared_bytes, void *stream,
+                          void **params) {
+    return check(api,
+                 R(api)->hipModuleLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
+                                               block[1], block[2], shared_bytes, stream, params,
+                                               NULL),
+                 "hipModuleLaunchKernel");
+}
+
+const xgpu_rt_vendor hip__vendor = XGPU_RT_VENDOR_TABLE(HIP_BACKEND_NAME);
