@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int xgpu_util_split_options(char *options, const char **argv, int max) {
+int xgpu__util_split_options(char *options, const char **argv, int max) {
     int n = 0;
     char *p = options;
     while (*p) {
@@ -27,7 +27,7 @@ int xgpu_util_split_options(char *options, const char **argv, int max) {
     return n;
 }
 
-size_t xgpu_util_local_layout(const xgpu_backend_arg *args, size_t count, unsigned int *offsets) {
+size_t xgpu__util_local_layout(const xgpu_backend_arg *args, size_t count, unsigned int *offsets) {
     size_t shared = 0;
     for (size_t i = 0; i < count; i++) {
         if (args[i].kind == XGPU_ARG_LOCAL) {
@@ -39,12 +39,12 @@ size_t xgpu_util_local_layout(const xgpu_backend_arg *args, size_t count, unsign
     return shared;
 }
 
-void xgpu_util_bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
+void xgpu__util_bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size) {
     void *sym = dlsym(lib, symbol);
     memcpy(fn_slot, &sym, slot_size);
 }
 
-void xgpu_util_loaded_path(void *lib, const char *symbol, char *out, size_t size) {
+void xgpu__util_loaded_path(void *lib, const char *symbol, char *out, size_t size) {
     Dl_info info;
     void *sym = dlsym(lib, symbol);
     if (sym && dladdr(sym, &info) && info.dli_fname) {
@@ -52,9 +52,9 @@ void xgpu_util_loaded_path(void *lib, const char *symbol, char *out, size_t size
     }
 }
 
-xgpu_status xgpu_util_vendor_fail(const xgpu_core_services *services, const char *backend,
-                                  xgpu_status status, long long code, const char *name,
-                                  const char *text, const char *call, const char *detail) {
+xgpu_status xgpu__util_vendor_fail(const xgpu_core_services *services, const char *backend,
+                                   xgpu_status status, long long code, const char *name,
+                                   const char *text, const char *call, const char *detail) {
     return services->error(backend, status, code, name, "%s failed: %s%s%s%s%s", call, name,
                            text ? " (" : "", text ? text : "", text ? ")" : "",
                            detail ? detail : "");

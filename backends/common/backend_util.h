@@ -8,23 +8,23 @@
 /* Splits `options` in place at white space into at most `max` argv
  * entries (no quoting: defines and flags hold no spaces). Returns the
  * count, or -1 when there are more than `max`. */
-int xgpu_util_split_options(char *options, const char **argv, int max);
+int xgpu__util_split_options(char *options, const char **argv, int max);
 
 /* Local-memory arguments share a launch's dynamic shared memory: assigns
  * each XGPU_ARG_LOCAL argument a 16-byte aligned byte offset in offsets[i]
  * (XGPU_LOCAL_BIND turns it back into a pointer) and returns the total. */
-size_t xgpu_util_local_layout(const xgpu_backend_arg *args, size_t count, unsigned int *offsets);
+size_t xgpu__util_local_layout(const xgpu_backend_arg *args, size_t count, unsigned int *offsets);
 
 /* Stores dlsym(lib, symbol) in a function-pointer slot (ISO C forbids
  * converting void * to a function pointer; the bytes are copied). */
-void xgpu_util_bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size);
+void xgpu__util_bind_symbol(void *lib, const char *symbol, void *fn_slot, size_t slot_size);
 /* The file the library holding `symbol` was loaded from, into out
  * (unchanged when unknown). */
-void xgpu_util_loaded_path(void *lib, const char *symbol, char *out, size_t size);
+void xgpu__util_loaded_path(void *lib, const char *symbol, char *out, size_t size);
 /* Records a failed vendor call through the core's error service as
  * "call failed: NAME (text)detail" and returns `status`. */
-xgpu_status xgpu_util_vendor_fail(const xgpu_core_services *services, const char *backend,
-                                  xgpu_status status, long long code, const char *name,
-                                  const char *text, const char *call, const char *detail);
+xgpu_status xgpu__util_vendor_fail(const xgpu_core_services *services, const char *backend,
+                                   xgpu_status status, long long code, const char *name,
+                                   const char *text, const char *call, const char *detail);
 
 #endif

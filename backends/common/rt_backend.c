@@ -348,7 +348,7 @@ xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, 
             return xgpu__rt_oom(q->ctx, "launch");
         }
     }
-    size_t shared = xgpu_util_local_layout(args, arg_count, offsets);
+    size_t shared = xgpu__util_local_layout(args, arg_count, offsets);
     for (size_t i = 0; i < arg_count; i++) {
         switch (args[i].kind) {
         case XGPU_ARG_BUFFER:

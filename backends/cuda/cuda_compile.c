@@ -78,7 +78,7 @@ xgpu_status cu__compile(const cu_nvrtc *n, const char *source, const char *optio
     char *opts = strdup(options ? options : "");
     const char *argv[130];
     argv[0] = arch;
-    int argc = opts ? xgpu_util_split_options(opts, argv + 1, 128) : -1;
+    int argc = opts ? xgpu__util_split_options(opts, argv + 1, 128) : -1;
     if (argc < 0) {
         free(opts);
         return cu__services->error(CU_BACKEND_NAME, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

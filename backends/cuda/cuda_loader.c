@@ -100,8 +100,8 @@ xgpu_status cu__fail(const cu_driver *drv, CUresult r, const char *call, const c
     if (!drv->cuGetErrorString || drv->cuGetErrorString(r, &text) != CUDA_SUCCESS) {
         text = NULL;
     }
-    return xgpu_util_vendor_fail(cu__services, CU_BACKEND_NAME, cu__status_of(r), r, name, text,
-                                 call, detail);
+    return xgpu__util_vendor_fail(cu__services, CU_BACKEND_NAME, cu__status_of(r), r, name, text,
+                                  call, detail);
 }
 
 /* Without an opt-in, a block may use 48 KiB of shared memory in all: the
@@ -180,9 +180,9 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     snprintf(drv->path, sizeof drv->path, "%s", file);
-    xgpu_util_loaded_path(drv->lib, "cuInit", drv->path, sizeof drv->path);
+    xgpu__util_loaded_path(drv->lib, "cuInit", drv->path, sizeof drv->path);
 #define CU_BIND(name, symbol, required, ret, params)                                               \
-    xgpu_util_bind_symbol(drv->lib, symbol, &drv->name, sizeof drv->name);
+    xgpu__util_bind_symbol(drv->lib, symbol, &drv->name, sizeof drv->name);
     CU_DRIVER_FUNCTIONS(CU_BIND)
 #undef CU_BIND
     if (!drv->cuInit) {
@@ -248,9 +248,9 @@ static bool nvrtc_bind(cu_nvrtc *n, void *lib, const char *file) {
     memset(n, 0, sizeof *n);
     n->lib = lib;
     snprintf(n->path, sizeof n->path, "%.*s", (int)sizeof n->path - 1, file);
-    xgpu_util_loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
+    xgpu__util_loaded_path(lib, "nvrtcVersion", n->path, sizeof n->path);
 #define CU_BIND(name, symbol, required, ret, params)                                               \
-    xgpu_util_bind_symbol(lib, symbol, &n->name, sizeof n->name);
+    xgpu__util_bind_symbol(lib, symbol, &n->name, sizeof n->name);
     CU_NVRTC_FUNCTIONS(CU_BIND)
 #undef CU_BIND
     bool ok = true;

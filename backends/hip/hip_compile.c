@@ -95,7 +95,7 @@ xgpu_status hip__compile(const hip_rtc *rtc, const char *source, const char *opt
     char *opts = strdup(options ? options : "");
     const char *argv[130];
     argv[0] = arch_opt;
-    int argc = opts ? xgpu_util_split_options(opts, argv + 1, 128) : -1;
+    int argc = opts ? xgpu__util_split_options(opts, argv + 1, 128) : -1;
     if (argc < 0) {
         free(opts);
         return hip__services->error(HIP_BACKEND_NAME, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

@@ -91,8 +91,8 @@ xgpu_status hip__fail(const hip_runtime *rt, hipError_t e, const char *call, con
     char buf[32];
     const char *name = hip__error_name(rt, e, buf, sizeof buf);
     const char *text = rt->hipGetErrorString ? rt->hipGetErrorString(e) : NULL;
-    return xgpu_util_vendor_fail(hip__services, HIP_BACKEND_NAME, status_of(e), e, name, text, call,
-                                 detail);
+    return xgpu__util_vendor_fail(hip__services, HIP_BACKEND_NAME, status_of(e), e, name, text,
+                                  call, detail);
 }
 
 static size_t add_candidate(hip_candidate *out, size_t n, size_t max, const char *dir,
@@ -185,9 +185,9 @@ static bool bind_runtime(hip_runtime *rt, void *lib, const hip_candidate *c) {
     snprintf(rt->name, sizeof rt->name, "%.*s", (int)sizeof rt->name - 1,
              strrchr(c->file, '/') ? strrchr(c->file, '/') + 1 : c->file);
     snprintf(rt->path, sizeof rt->path, "%.*s", (int)sizeof rt->path - 1, c->file);
-    xgpu_util_loaded_path(lib, "hipGetDeviceCount", rt->path, sizeof rt->path);
+    xgpu__util_loaded_path(lib, "hipGetDeviceCount", rt->path, sizeof rt->path);
 #define HIP_BIND(name, symbol, required, ret, params)                                              \
-    xgpu_util_bind_symbol(lib, symbol, &rt->name, sizeof rt->name);
+    xgpu__util_bind_symbol(lib, symbol, &rt->name, sizeof rt->name);
     HIP_RUNTIME_FUNCTIONS(HIP_BIND)
 #undef HIP_BIND
     return rt->hipGetDeviceCount != NULL;
@@ -274,7 +274,7 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
 static bool bind_rtc(hip_rtc *rtc, void *lib) {
     bool ok = true;
 #define HIP_BIND(name, symbol, required, ret, params)                                              \
-    xgpu_util_bind_symbol(lib, symbol, &rtc->name, sizeof rtc->name);                              \
+    xgpu__util_bind_symbol(lib, symbol, &rtc->name, sizeof rtc->name);                             \
     ok = ok && (!required || rtc->name);
     HIP_RTC_FUNCTIONS(HIP_BIND)
 #undef HIP_BIND
@@ -316,7 +316,7 @@ xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, siz
             void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
             if (lib && bind_rtc(rtc, lib)) {
                 rtc->lib = lib;
-                xgpu_util_loaded_path(lib, "hiprtcCompileProgram", rtc->path, sizeof rtc->path);
+                xgpu__util_loaded_path(lib, "hiprtcCompileProgram", rtc->path, sizeof rtc->path);
                 hip__services->library(HIP_BACKEND_NAME, names[s], rtc->path, true, "hiprtc");
                 return XGPU_SUCCESS;
             }

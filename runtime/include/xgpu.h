@@ -39,8 +39,15 @@
 extern "C" {
 #endif
 
+/* xgpu builds and runs on POSIX systems (it loads plugins with dlopen).
+ * On Windows the macro is already what a DLL needs: dllexport while
+ * building xgpu (XGPU_BUILDING), dllimport for its users. */
 #if defined(_WIN32)
+#if defined(XGPU_BUILDING)
 #define XGPU_API __declspec(dllexport)
+#else
+#define XGPU_API __declspec(dllimport)
+#endif
 #elif defined(__GNUC__)
 #define XGPU_API __attribute__((visibility("default")))
 #else
