@@ -110,8 +110,10 @@ static xgpu_status no_device_error(const xgpu__registry *reg, const char *func, 
     size_t used = 0;
     for (uint32_t i = 0; i < reg->backend_count && used < sizeof reasons; i++) {
         const xgpu__backend *b = &reg->backends[i];
-        int n = snprintf(reasons + used, sizeof reasons - used, "; %s: %s", b->name,
-                         b->available ? "available, no devices" : b->reason);
+        int n = b->available ? snprintf(reasons + used, sizeof reasons - used,
+                                        "; %s: available, %u device(s)", b->name, b->device_count)
+                             : snprintf(reasons + used, sizeof reasons - used, "; %s: %s", b->name,
+                                        b->reason);
         used += n > 0 ? (size_t)n : 0;
     }
     return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL, "%s: %s%s", func, what,
