@@ -223,9 +223,43 @@ typedef struct xgpu_device_info {
 XGPU_API xgpu_status xgpu_device_count(uint32_t *count);
 /* Device by global index, in backend order (cuda, hip, opencl, others). */
 XGPU_API xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device);
-/* Device by selector: "2" (global index), "opencl" (first of that backend),
- * "opencl:1" (index within the backend). An unavailable backend fails with
- * XGPU_ERROR_BACKEND_UNAVAILABLE and its reason. */
+/* Device selectors: the one grammar of xgpu_device_match,
+ * xgpu_device_select and every tool's -d option (gpuinfo, gpubench,
+ * kernelbench). A selector is a comma-separated list of terms; blanks
+ * (spaces, tabs) around a term are ignored, none may appear inside one.
+ * A term's kind is told by its shape alone:
+ *
+ *   2                  global device index, as xgpu_device_get counts
+ *                      (the index gpuinfo prints)
+ *   opencl             every device of that backend (cuda, hip, opencl)
+ *   opencl:1           device 1 of that backend (gpuinfo's "paths")
+ *   0000:01:00.0       PCI bus id, hex: dddd:bb:dd.f, bb:dd.f (domain 0),
+ *   01:00.0            or nvidia-smi's 8-digit domain; matched as numbers
+ *   GPU-6f1e...-...    UUID as gpuinfo prints it: 32 hex digits, dashed
+ *                      8-4-4-4-12 or not, any case, "GPU-" prefix optional
+ *
+ * e.g. "cuda:0,cuda:1", "opencl", "0000:41:00.0, 0000:c1:00.0". A term
+ * matches every device it describes: a PCI bus id or UUID matches each
+ * backend's path to that device (cuda:0 and opencl:0 of one GPU).
+ * CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES keep
+ * their vendor meaning: the drivers apply them before xgpu counts devices,
+ * so indexes count only the devices they leave visible. */
+
+/* Every device `selector` matches, in device order (global index), each
+ * once however many terms match it. Writes the first min(*count,
+ * capacity) of them to devices[] and the number matched to *count, which
+ * may exceed capacity: call with capacity 0 (devices may then be NULL) to
+ * size the array, or pass xgpu_device_count's count. On success *count is
+ * at least 1. Every term must match a device, or the call fails with
+ * *count 0: XGPU_ERROR_INVALID_ARGUMENT for a selector that does not
+ * parse (the message names the bad term), XGPU_ERROR_BACKEND_UNAVAILABLE
+ * for a backend that is missing or did not load (with its reason),
+ * XGPU_ERROR_NO_DEVICE for a term no device answers (with each backend's
+ * reason). Thread-safe; loads the backends on first use. */
+XGPU_API xgpu_status xgpu_device_match(const char *selector, xgpu_device **devices,
+                                       uint32_t capacity, uint32_t *count);
+/* The first device xgpu_device_match(selector) selects, with its errors:
+ * "opencl" is opencl:0, "1,0" is device 0. */
 XGPU_API xgpu_status xgpu_device_select(const char *selector, xgpu_device **device);
 XGPU_API xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                           size_t info_size);

@@ -110,8 +110,10 @@ static xgpu_status no_device_error(const xgpu__registry *reg, const char *func, 
     size_t used = 0;
     for (uint32_t i = 0; i < reg->backend_count && used < sizeof reasons; i++) {
         const xgpu__backend *b = &reg->backends[i];
-        int n = snprintf(reasons + used, sizeof reasons - used, "; %s: %s", b->name,
-                         b->available ? "available, no devices" : b->reason);
+        int n = b->available ? snprintf(reasons + used, sizeof reasons - used,
+                                        "; %s: available, %u device(s)", b->name, b->device_count)
+                             : snprintf(reasons + used, sizeof reasons - used, "; %s: %s", b->name,
+                                        b->reason);
         used += n > 0 ? (size_t)n : 0;
     }
     return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL, "%s: %s%s", func, what,
@@ -138,48 +140,131 @@ xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
     return XGPU_SUCCESS;
 }
 
+static bool term_matches(const xgpu__selector_term *t, const xgpu__registry *reg, uint32_t d) {
+    const xgpu_device *dev = &reg->devices[d];
+    const xgpu_device_info *info = &dev->info;
+    xgpu__pci_address pci;
+    switch (t->kind) {
+    case XGPU__TERM_INDEX:
+        return t->index == d;
+    case XGPU__TERM_BACKEND:
+        return !strcmp(dev->backend->name, t->backend);
+    case XGPU__TERM_PATH:
+        return !strcmp(dev->backend->name, t->backend) && dev->index == t->index;
+    case XGPU__TERM_PCI:
+        /* Compared as numbers: backends spell the same id differently. */
+        return info->has_pci_bus_id &&
+               xgpu__pci_address_parse(info->pci_bus_id, strlen(info->pci_bus_id), &pci) &&
+               !memcmp(&pci, &t->pci, sizeof pci);
+    case XGPU__TERM_UUID:
+        return info->has_uuid && !memcmp(info->uuid, t->uuid, sizeof t->uuid);
+    }
+    return false;
+}
+
+/* Why `t` matched no device, as the error of `func`. */
+static xgpu_status term_matched_nothing(const xgpu__selector_term *t, const xgpu__registry *reg,
+                                        const char *func) {
+    char text[64], what[160];
+    xgpu__selector_term_format(t, text, sizeof text);
+    switch (t->kind) {
+    case XGPU__TERM_INDEX:
+        snprintf(what, sizeof what, "no device %u (%u found)", t->index, reg->device_count);
+        return no_device_error(reg, func, what);
+    case XGPU__TERM_BACKEND:
+    case XGPU__TERM_PATH:
+        for (uint32_t i = 0; i < reg->backend_count; i++) {
+            const xgpu__backend *b = &reg->backends[i];
+            if (strcmp(b->name, t->backend)) {
+                continue;
+            }
+            if (!b->available) {
+                return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
+                                   "%s: backend %s is unavailable: %s", func, b->name, b->reason);
+            }
+            return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL,
+                               "%s: backend %s has %u device(s); there is no %s", func, b->name,
+                               b->device_count, text);
+        }
+        return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
+                           "%s: no backend named '%s' (XGPU_BACKENDS may exclude it)", func,
+                           t->backend);
+    case XGPU__TERM_PCI:
+    case XGPU__TERM_UUID:
+        break;
+    }
+    uint32_t known = 0;
+    for (uint32_t d = 0; d < reg->device_count; d++) {
+        const xgpu_device_info *info = &reg->devices[d].info;
+        known += t->kind == XGPU__TERM_PCI ? info->has_pci_bus_id : info->has_uuid;
+    }
+    snprintf(what, sizeof what, "no device has %s %s (%u of %u devices report one)",
+             t->kind == XGPU__TERM_PCI ? "PCI bus id" : "UUID", text, known, reg->device_count);
+    return no_device_error(reg, func, what);
+}
+
+/* xgpu_device_match's work, with errors in the name of `func`. */
+static xgpu_status match(const char *func, const char *selector, xgpu_device **devices,
+                         uint32_t capacity, uint32_t *count) {
+    if (!count) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL", func);
+    }
+    *count = 0;
+    if (!devices && capacity) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: devices is NULL, but capacity is %u", func, capacity);
+    }
+    xgpu__selector sel;
+    char err[4096]; /* as long as the last error's message: never the shorter one */
+    if (!xgpu__selector_parse(selector, &sel, err, sizeof err)) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: %s", func, err);
+    }
+    const xgpu__registry *reg;
+    xgpu_status reg_st = xgpu__registry_get(&reg, func);
+    if (reg_st != XGPU_SUCCESS) {
+        return reg_st;
+    }
+    /* Every term must match: a typo in one term of a list fails the call
+     * instead of quietly selecting fewer devices. */
+    for (uint32_t t = 0; t < sel.count; t++) {
+        uint32_t d = 0;
+        while (d < reg->device_count && !term_matches(&sel.terms[t], reg, d)) {
+            d++;
+        }
+        if (d == reg->device_count) {
+            return term_matched_nothing(&sel.terms[t], reg, func);
+        }
+    }
+    /* Device order, each device once, whatever the order of the terms. */
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < reg->device_count; d++) {
+        for (uint32_t t = 0; t < sel.count; t++) {
+            if (term_matches(&sel.terms[t], reg, d)) {
+                if (n < capacity) {
+                    devices[n] = &reg->devices[d];
+                }
+                n++;
+                break;
+            }
+        }
+    }
+    *count = n;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_device_match(const char *selector, xgpu_device **devices, uint32_t capacity,
+                              uint32_t *count) {
+    return match("xgpu_device_match", selector, devices, capacity, count);
+}
+
 xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
     static const char *const func = "xgpu_device_select";
     if (!device) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL", func);
     }
     *device = NULL;
-    xgpu__selector sel;
-    char err[4096]; /* as long as the last error's message: never the shorter one */
-    if (!xgpu__selector_parse(selector, &sel, err, sizeof err)) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: %s", func, err);
-    }
-    if (!sel.by_backend) {
-        return xgpu_device_get(sel.index, device);
-    }
-    const char *name = sel.backend;
-    const uint32_t index = sel.index;
-    const xgpu__registry *reg;
-    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_device_select");
-    if (reg_st != XGPU_SUCCESS) {
-        return reg_st;
-    }
-    for (uint32_t i = 0; i < reg->backend_count; i++) {
-        const xgpu__backend *b = &reg->backends[i];
-        if (strcmp(b->name, name)) {
-            continue;
-        }
-        if (!b->available) {
-            return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
-                               "%s: backend %s is unavailable: %s", func, name, b->reason);
-        }
-        for (uint32_t d = 0; d < reg->device_count; d++) {
-            if (reg->devices[d].backend == b && reg->devices[d].index == index) {
-                *device = &reg->devices[d];
-                return XGPU_SUCCESS;
-            }
-        }
-        return xgpu__error(NULL, XGPU_ERROR_NO_DEVICE, 0, NULL,
-                           "%s: backend %s has %u device(s); there is no %s:%u", func, name,
-                           b->device_count, name, index);
-    }
-    return xgpu__error(NULL, XGPU_ERROR_BACKEND_UNAVAILABLE, 0, NULL,
-                       "%s: no backend named '%s' (XGPU_BACKENDS may exclude it)", func, name);
+    uint32_t n = 0;
+    return match(func, selector, device, 1, &n);
 }
 
 xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes) {

@@ -168,18 +168,54 @@ void xgpu__ops_fill_defaults(xgpu_backend_ops *ops);
 extern const xgpu_core_services xgpu__services;
 
 /* ---- selector.c ---- */
-/* A parsed device selector: "2" is global device 2, "opencl" the first
- * OpenCL device, "opencl:1" the second. */
+/* A parsed device selector: a comma-separated list of terms, the grammar
+ * xgpu.h documents above xgpu_device_match. */
+typedef enum xgpu__term_kind {
+    XGPU__TERM_INDEX,   /* "2": global device index */
+    XGPU__TERM_BACKEND, /* "opencl": every device of that backend */
+    XGPU__TERM_PATH,    /* "opencl:1": index within the backend */
+    XGPU__TERM_PCI,     /* "0000:01:00.0" or "01:00.0" */
+    XGPU__TERM_UUID     /* "GPU-6f1e...", dashes optional */
+} xgpu__term_kind;
+
+/* A PCI address; parsed from selectors and from xgpu_device_info's
+ * pci_bus_id alike, so "01:00.0" and "0000:01:00.0" are one device. */
+typedef struct xgpu__pci_address {
+    uint32_t domain;   /* 0..0xffff */
+    uint32_t bus;      /* 0..0xff */
+    uint32_t device;   /* 0..0x1f */
+    uint32_t function; /* 0..7 */
+} xgpu__pci_address;
+
+/* Fields a kind does not use are zero, so two terms compare with memcmp. */
+typedef struct xgpu__selector_term {
+    xgpu__term_kind kind;
+    uint32_t index;        /* INDEX: global; PATH: within `backend` */
+    char backend[32];      /* BACKEND, PATH: the name, as in xgpu__backend */
+    xgpu__pci_address pci; /* PCI */
+    uint8_t uuid[16];      /* UUID */
+} xgpu__selector_term;
+
+#define XGPU__SELECTOR_MAX_TERMS 64
+
 typedef struct xgpu__selector {
-    bool by_backend;  /* false: `index` counts all devices */
-    char backend[32]; /* by_backend: the backend's name, as in xgpu__backend */
-    uint32_t index;   /* global index, or the index within `backend` */
+    uint32_t count; /* 1..XGPU__SELECTOR_MAX_TERMS after a successful parse */
+    xgpu__selector_term terms[XGPU__SELECTOR_MAX_TERMS];
 } xgpu__selector;
 
 /* Parses `s` (may be NULL) without touching the registry. On failure
- * returns false with *out zeroed and a message, without a function name,
- * in err[err_size]. Pure: no allocation, no global state but errno. */
+ * returns false with *out zeroed and a message naming the bad term,
+ * without a function name, in err[err_size]. Pure: no allocation, no
+ * global state but errno. */
 bool xgpu__selector_parse(const char *s, xgpu__selector *out, char *err, size_t err_size);
+
+/* Writes a term as the parser reads it back: "2", "opencl", "opencl:1",
+ * "0000:01:00.0", "GPU-" and the dashed lower-case UUID gpuinfo prints. */
+void xgpu__selector_term_format(const xgpu__selector_term *t, char *out, size_t size);
+
+/* Parses exactly `n` bytes of `s` as a PCI bus id ("dddd:bb:dd.f", with a
+ * domain of 4 or 8 hex digits, or "bb:dd.f" for domain 0). */
+bool xgpu__pci_address_parse(const char *s, size_t n, xgpu__pci_address *out);
 
 /* ---- objects ---- */
 typedef struct xgpu__host_block {

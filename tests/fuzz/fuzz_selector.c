@@ -1,7 +1,9 @@
-/* Fuzzes the device-selector parser behind xgpu_device_select. Input: the
- * selector's bytes (a NUL ends it early, as it would in C). Beyond memory
- * errors it checks the parser's contract: a message on failure, a zeroed
- * result, and a result that reads back the same when written out. */
+/* Fuzzes the device-selector parser behind xgpu_device_match and
+ * xgpu_device_select. Input: the selector's bytes (a NUL ends it early, as
+ * it would in C). Beyond memory errors it checks the parser's contract: a
+ * message on failure and a zeroed result; on success one term per comma
+ * plus one, and a list that reads back the same when written out, term by
+ * term and whole. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -38,22 +40,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(s);
         return 0;
     }
-    char again[64];
-    if (sel.by_backend) {
-        const char *end = memchr(sel.backend, '\0', sizeof sel.backend);
-        check(end && end > sel.backend, "backend name empty or unterminated", s);
-        size_t n = (size_t)(end - sel.backend);
-        check(!strchr(sel.backend, ':'), "backend name holds ':'", s);
-        check(!strncmp(s, sel.backend, n), "backend name is not the selector's start", s);
-        snprintf(again, sizeof again, "%s:%u", sel.backend, sel.index);
-    } else {
-        snprintf(again, sizeof again, "%u", sel.index);
+    check(sel.count >= 1 && sel.count <= XGPU__SELECTOR_MAX_TERMS, "term count out of range", s);
+    uint32_t commas = 0;
+    for (const char *p = s; *p; p++) {
+        commas += *p == ',';
+    }
+    check(sel.count == commas + 1, "not one term per comma plus one", s);
+    /* Each term written out alone and in the list. */
+    char again[XGPU__SELECTOR_MAX_TERMS * 48];
+    size_t used = 0;
+    for (uint32_t t = 0; t < sel.count; t++) {
+        const xgpu__selector_term *term = &sel.terms[t];
+        check(term->kind <= XGPU__TERM_UUID, "unknown term kind", s);
+        if (term->kind == XGPU__TERM_BACKEND || term->kind == XGPU__TERM_PATH) {
+            const char *end = memchr(term->backend, '\0', sizeof term->backend);
+            check(end && end > term->backend, "backend name empty or unterminated", s);
+            check(!strpbrk(term->backend, ":,. \t"), "backend name holds a separator", s);
+        }
+        char one[48];
+        xgpu__selector_term_format(term, one, sizeof one);
+        xgpu__selector back;
+        check(xgpu__selector_parse(one, &back, err, sizeof err),
+              "a term written out does not parse", s);
+        check(back.count == 1 && !memcmp(&back.terms[0], term, sizeof *term),
+              "a term written out reads back different", s);
+        used += (size_t)snprintf(again + used, sizeof again - used, "%s%s", t ? "," : "", one);
+        check(used < sizeof again, "the list written out is too long", s);
     }
     xgpu__selector back;
     check(xgpu__selector_parse(again, &back, err, sizeof err), "written out, does not parse", s);
-    check(back.by_backend == sel.by_backend && back.index == sel.index &&
-              !strcmp(back.backend, sel.backend),
-          "written out, reads back different", s);
+    check(!memcmp(&back, &sel, sizeof sel), "written out, reads back different", s);
     free(s);
     return 0;
 }

@@ -50,6 +50,24 @@ static void selectors_explain_failures(void **state) {
     assert_non_null(strstr(xgpu_last_error()->message, "no device 7 (1 found)"));
 }
 
+/* A list fails as a whole when one term names a backend that did not
+ * load: its reason, not a shorter list. */
+static void a_list_fails_on_its_unavailable_term(void **state) {
+    (void)state;
+    xgpu_device *devs[4] = {NULL};
+    uint32_t n = 99;
+    assert_int_equal(xgpu_device_match("stubok, 0", devs, 4, &n), XGPU_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_non_null(devs[0]);
+    assert_int_equal(xgpu_device_match("stubok,stubprobe", devs, 4, &n),
+                     XGPU_ERROR_BACKEND_UNAVAILABLE);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(xgpu_last_error()->message, "libstub.so.1 not found"));
+    assert_int_equal(xgpu_device_match("stubok,0000:01:00.0", devs, 4, &n), XGPU_ERROR_NO_DEVICE);
+    assert_non_null(strstr(xgpu_last_error()->message, "no device has PCI bus id 0000:01:00.0"));
+    assert_non_null(strstr(xgpu_last_error()->message, "stubprobe: "));
+}
+
 static void backend_errors_reach_the_caller(void **state) {
     (void)state;
     xgpu_device *dev = NULL;
@@ -64,6 +82,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(only_the_named_backends_are_listed),
         cmocka_unit_test(selectors_explain_failures),
+        cmocka_unit_test(a_list_fails_on_its_unavailable_term),
         cmocka_unit_test(backend_errors_reach_the_caller),
     };
     return cmocka_run_group_tests_name("loader_env", tests, NULL, NULL);

@@ -67,6 +67,27 @@ static void devices_of_one_backend_never_merge(void **state) {
     assert_int_equal(gi_merge(infos, 4, group), 4);
 }
 
+/* A selector that names any path of a GPU selects the GPU; order kept. */
+static void any_path_selects_the_physical_device(void **state) {
+    (void)state;
+    /* Handles are only compared, never used: addresses of a local array. */
+    char handles[4];
+    xgpu_device *p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = (xgpu_device *)&handles[i];
+    }
+    gi_device devs[3];
+    memset(devs, 0, sizeof devs);
+    devs[0].index = 0, devs[0].path_count = 2, devs[0].devices[0] = p[0], devs[0].devices[1] = p[2];
+    devs[1].index = 1, devs[1].path_count = 1, devs[1].devices[0] = p[1];
+    devs[2].index = 3, devs[2].path_count = 1, devs[2].devices[0] = p[3];
+    xgpu_device *chosen[] = {p[2], p[3]}; /* opencl:0 of GPU 0, and the CPU */
+    assert_int_equal(gi_select(devs, 3, chosen, 2), 2);
+    assert_int_equal(devs[0].index, 0);
+    assert_int_equal(devs[1].index, 3);
+    assert_int_equal(gi_select(devs, 2, NULL, 0), 0);
+}
+
 static void nothing_merges_nothing(void **state) {
     (void)state;
     assert_int_equal(gi_merge(NULL, 0, NULL), 0);
@@ -77,6 +98,7 @@ int main(void) {
         cmocka_unit_test(two_paths_to_one_pci_address_are_one_device),
         cmocka_unit_test(uuid_decides_before_pci),
         cmocka_unit_test(devices_of_one_backend_never_merge),
+        cmocka_unit_test(any_path_selects_the_physical_device),
         cmocka_unit_test(nothing_merges_nothing),
     };
     return cmocka_run_group_tests_name("gpuinfo_merge", tests, NULL, NULL);

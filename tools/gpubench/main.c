@@ -24,7 +24,10 @@ static const char usage[] =
     "\n"
     "  -b LIST       benchmarks, comma-separated: gemm,reduce,stream,transfer,launch\n"
     "                (default: all)\n"
-    "  -d SELECTOR   devices: an index, a backend (cuda) or a path (opencl:0)\n"
+    "  -d SELECTOR   devices, a comma-separated list of: an index (0), a backend\n"
+    "                (cuda), a path (opencl:0), a PCI bus id (0000:01:00.0) or a\n"
+    "                UUID, as gpuinfo prints them (the grammar of xgpu_device_match\n"
+    "                in xgpu.h); each matching device once, in gpuinfo's order\n"
     "  --full        the full sweep (sizes up to what fits the device)\n"
     "  --size N      one size: n for GEMM, MiB for the others\n"
     "  --reps N      fixed repetitions instead of a time budget\n"
@@ -42,7 +45,8 @@ static const char usage[] =
     "--json, writes gpubench-HOST-RANK.json; 'gpubench report' merges the files.\n"
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
-    "ran), 2 on usage errors or unreadable report input.\n";
+    "ran, or -d matched none), 2 on usage errors (a -d that does not parse) or\n"
+    "unreadable report input.\n";
 
 static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
@@ -78,6 +82,44 @@ static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     xgpu_context_release(env->ctx);
     env->queue = NULL;
     env->ctx = NULL;
+    return 0;
+}
+
+/* The devices to run on, in device order, in *out (malloc'ed): all of
+ * them, or those `selector` matches (xgpu_device_match's grammar).
+ * Returns 0; 1 when a term matches nothing, 2 when the selector does not
+ * parse or memory runs out (said on stderr). */
+static int select_devices(const char *selector, uint32_t ndev, xgpu_device ***out, uint32_t *n) {
+    *out = NULL;
+    *n = 0;
+    uint32_t want = ndev;
+    xgpu_status st = selector ? xgpu_device_match(selector, NULL, 0, &want) : XGPU_SUCCESS;
+    if (st == XGPU_SUCCESS && want) {
+        *out = calloc(want, sizeof **out);
+        if (!*out) {
+            fprintf(stderr, "gpubench: out of memory\n");
+            return 2;
+        }
+        if (selector) {
+            st = xgpu_device_match(selector, *out, want, n);
+        } else {
+            for (uint32_t i = 0; st == XGPU_SUCCESS && i < want; i++) {
+                st = xgpu_device_get(i, &(*out)[i]);
+                *n += st == XGPU_SUCCESS;
+            }
+        }
+    }
+    if (st != XGPU_SUCCESS) {
+        if (selector) {
+            fprintf(stderr, "gpubench: -d %s: %s\n", selector, xgpu_last_error()->message);
+        } else {
+            fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
+        }
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
+    }
     return 0;
 }
 
@@ -146,6 +188,13 @@ int main(int argc, char **argv) {
             fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, rank_json);
         }
     }
+    /* Every device, or those -d selects, before anything is created. */
+    xgpu_device **run = NULL;
+    uint32_t nrun = 0;
+    int sel_rc = select_devices(o.selector, ndev, &run, &nrun);
+    if (sel_rc != 0) {
+        return sel_rc;
+    }
     /* The destinations are checked (a temporary created beside each) before
      * the run, not found unwritable after it. */
     gb_outfile csv = {0}, json = {0};
@@ -153,6 +202,7 @@ int main(int argc, char **argv) {
         (o.json && gb_outfile_open(&json, o.json, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s%s\n", o.csv && !csv.f ? "--csv " : "--json ", why);
         gb_outfile_discard(&csv);
+        free(run);
         return 2;
     }
     gb_env env;
@@ -161,29 +211,11 @@ int main(int argc, char **argv) {
     env.progress = isatty(STDERR_FILENO);
     double t0 = gb_now();
     int ran = 0;
-    for (uint32_t i = 0; i < ndev; i++) {
-        xgpu_device *dev;
-        xgpu_device_info info;
-        if (xgpu_device_get(i, &dev) || xgpu_device_get_info(dev, &info, sizeof info)) {
-            continue;
-        }
-        if (o.selector) {
-            xgpu_device *want = NULL;
-            char *end;
-            unsigned long idx = strtoul(o.selector, &end, 10);
-            bool by_backend = !strchr(o.selector, ':') && (end == o.selector || *end);
-            if (by_backend ? strcmp(info.backend, o.selector) != 0
-                           : (end != o.selector && !*end
-                                  ? idx != i
-                                  : (xgpu_device_select(o.selector, &want) || want != dev))) {
-                continue;
-            }
-        }
-        ran += run_device(&o, dev, &env) == 0;
+    for (uint32_t i = 0; i < nrun; i++) {
+        ran += run_device(&o, run[i], &env) == 0;
     }
-    if (gb_selected(o.benches, "gemm") && (!o.selector || !strcmp(o.selector, "host"))) {
-        gb_bench_openblas(&env);
-    } else if (gb_selected(o.benches, "gemm")) {
+    free(run);
+    if (gb_selected(o.benches, "gemm")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
     if (env.progress) {

@@ -12,7 +12,7 @@
  * path (backend order: cuda, hip, opencl) is the primary one whose info is
  * shown. */
 typedef struct gi_device {
-    uint32_t index;
+    uint32_t index; /* xgpu's global index of the first path, as -d takes it */
     uint32_t path_count;
     xgpu_device *devices[GI_MAX_PATHS];
     xgpu_device_info infos[GI_MAX_PATHS];
@@ -28,9 +28,10 @@ uint32_t gi_merge(const xgpu_device_info *infos, uint32_t n, uint32_t *group);
 int gi_collect(gi_device **out, uint32_t *count);
 /* "cuda:0" */
 void gi_path(const xgpu_device_info *info, char *out, size_t size);
-/* Does the device match a selector: "3" (its gpuinfo index), "opencl"
- * (any path of that backend) or "opencl:0" (that path)? */
-int gi_matches(const gi_device *d, const char *selector);
+/* Keeps, in order, the physical devices any of whose paths is one of
+ * chosen[nchosen] (from xgpu_device_match): a selector that names one path
+ * of a GPU selects the GPU. Returns how many were kept at the front. */
+uint32_t gi_select(gi_device *devs, uint32_t n, xgpu_device *const *chosen, uint32_t nchosen);
 
 /* fields.c: the rows gpuinfo prints, in text and JSON. */
 typedef enum gi_kind { GI_NULL, GI_STRING, GI_UINT, GI_FLOAT, GI_BOOL, GI_ERROR } gi_kind;

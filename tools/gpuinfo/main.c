@@ -20,8 +20,11 @@ static const char usage[] =
     "  --doctor        check each backend layer by layer (plugin, vendor\n"
     "                  libraries, OpenCL ICD files, /dev nodes, environment),\n"
     "                  then build and run a small kernel on every device\n"
-    "  -d SELECTOR     only devices matching SELECTOR: a gpuinfo index (0),\n"
-    "                  a backend (cuda) or a backend path (opencl:1)\n"
+    "  -d SELECTOR     only the devices SELECTOR matches, a comma-separated list\n"
+    "                  of: an index (0), a backend (cuda), a backend path\n"
+    "                  (opencl:1), a PCI bus id (0000:01:00.0) or a UUID, as\n"
+    "                  printed here; a GPU is shown when any of its paths\n"
+    "                  matches (the grammar of xgpu_device_match in xgpu.h)\n"
     "  -h, --help      this text\n"
     "\n"
     "Environment: XGPU_BACKENDS=cuda,opencl restricts the backends loaded;\n"
@@ -32,6 +35,29 @@ static const char usage[] =
     "Exit status: 0 when at least one device was found (with --doctor: when at\n"
     "least one passed the smoke test), 1 when none, 2 on a usage or internal\n"
     "error.\n";
+
+/* The device paths -d selects, in *chosen (malloc'ed). Returns 0; 1 when
+ * a term matches nothing (said on stderr, *count 0); 2 on a selector that
+ * does not parse or no memory. */
+static int match_paths(const char *selector, xgpu_device ***chosen, uint32_t *count) {
+    *chosen = NULL;
+    *count = 0;
+    uint32_t n = 0;
+    xgpu_status st = xgpu_device_match(selector, NULL, 0, &n); /* how many */
+    if (st == XGPU_SUCCESS) {
+        *chosen = malloc(n * sizeof **chosen);
+        if (!*chosen) {
+            fprintf(stderr, "gpuinfo: out of memory\n");
+            return 2;
+        }
+        st = xgpu_device_match(selector, *chosen, n, count);
+    }
+    if (st != XGPU_SUCCESS) {
+        fprintf(stderr, "gpuinfo: -d %s: %s\n", selector, xgpu_last_error()->message);
+        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
+    }
+    return 0;
+}
 
 enum mode { MODE_SHORT, MODE_VERBOSE, MODE_JSON, MODE_DOCTOR };
 
@@ -66,14 +92,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
         return 2;
     }
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!selector || gi_matches(&all[i], selector)) {
-            all[kept++] = all[i];
+    uint32_t kept = n;
+    if (selector) {
+        xgpu_device **chosen = NULL;
+        uint32_t nchosen = 0;
+        if (match_paths(selector, &chosen, &nchosen) == 2) {
+            free(all);
+            return 2;
         }
-    }
-    if (selector && kept == 0) {
-        fprintf(stderr, "gpuinfo: no device matches '%s'\n", selector);
+        kept = gi_select(all, n, chosen, nchosen);
+        free(chosen);
     }
     uint32_t ok = kept;
     switch (mode) {

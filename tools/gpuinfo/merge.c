@@ -63,7 +63,9 @@ int gi_collect(gi_device **out, uint32_t *count) {
     uint32_t groups = rc == 0 ? gi_merge(infos, n, group) : 0;
     for (uint32_t i = 0; rc == 0 && i < n; i++) {
         gi_device *d = &phys[group[i]];
-        d->index = group[i];
+        if (d->path_count == 0) {
+            d->index = i; /* the first path's global index: what -d and xgpu_device_get take */
+        }
         if (d->path_count < GI_MAX_PATHS) {
             d->devices[d->path_count] = devs[i];
             d->infos[d->path_count] = infos[i];
@@ -82,18 +84,18 @@ int gi_collect(gi_device **out, uint32_t *count) {
     return 0;
 }
 
-int gi_matches(const gi_device *d, const char *selector) {
-    char *end = NULL;
-    unsigned long idx = strtoul(selector, &end, 10);
-    if (end != selector && *end == '\0') {
-        return idx == d->index;
-    }
-    for (uint32_t p = 0; p < d->path_count; p++) {
-        char path[64];
-        gi_path(&d->infos[p], path, sizeof path);
-        if (!strcmp(path, selector) || !strcmp(d->infos[p].backend, selector)) {
-            return 1;
+uint32_t gi_select(gi_device *devs, uint32_t n, xgpu_device *const *chosen, uint32_t nchosen) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool hit = false;
+        for (uint32_t p = 0; p < devs[i].path_count && !hit; p++) {
+            for (uint32_t c = 0; c < nchosen && !hit; c++) {
+                hit = devs[i].devices[p] == chosen[c];
+            }
+        }
+        if (hit) {
+            devs[kept++] = devs[i];
         }
     }
-    return 0;
+    return kept;
 }

@@ -19,7 +19,8 @@ typedef struct kb_env {
     xgpu_queue *queue;
 } kb_env;
 
-int kb_open(kb_env *env, const char *selector);
+/* A context and queue on `device`; 0, or -1 said on stderr. */
+int kb_open(kb_env *env, xgpu_device *device);
 void kb_close(kb_env *env);
 double kb_median(double *v, int n);
 int kb_check_gemm(const float *a, const float *b, const float *c, size_t n, double *max_rel);

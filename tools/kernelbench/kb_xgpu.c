@@ -17,9 +17,9 @@
         }                                                                                          \
     } while (0)
 
-int kb_open(kb_env *env, const char *selector) {
+int kb_open(kb_env *env, xgpu_device *device) {
     memset(env, 0, sizeof *env);
-    KB_OK(xgpu_device_select(selector, &env->device));
+    env->device = device;
     KB_OK(xgpu_device_get_info(env->device, &env->info, sizeof env->info));
     KB_OK(xgpu_context_create(env->device, &env->ctx));
     KB_OK(xgpu_queue_create(env->ctx, &env->queue));

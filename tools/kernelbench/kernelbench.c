@@ -4,7 +4,8 @@
  * the fp32 sum reduction against the global-memory bandwidth clpeak
  * measures (OpenCL devices, when clpeak is installed). Every result is
  * verified. A stopgap until gpubench; usage: kernelbench [-d SELECTOR]
- * [--reps N] [--gemm-sizes 1024,2048] [--reduce-mib 256] */
+ * [--reps N] [--gemm-sizes 1024,2048] [--reduce-mib 256], one device after
+ * another when SELECTOR matches several. */
 #define _POSIX_C_SOURCE 200809L
 #include "kb.h"
 
@@ -16,13 +17,19 @@
 static const char usage[] =
     "usage: kernelbench [-d SELECTOR] [--reps N] [--gemm-sizes N,N,...] [--reduce-mib N]\n"
     "\n"
-    "Runs xgpu's SGEMM (n x n x n, row-major) and fp32 sum reduction on one device,\n"
-    "beside the vendor's SGEMM on the same buffers (CLBlast on OpenCL, cuBLAS on\n"
-    "CUDA, rocBLAS on HIP, when installed) and clpeak's global-memory bandwidth,\n"
-    "and prints medians of N timed runs (after a warm-up run that also builds the\n"
-    "kernels). Every result is checked against a host reference.\n"
+    "Runs xgpu's SGEMM (n x n x n, row-major) and fp32 sum reduction on each device\n"
+    "-d selects, one after another, beside the vendor's SGEMM on the same buffers\n"
+    "(CLBlast on OpenCL, cuBLAS on CUDA, rocBLAS on HIP, when installed) and clpeak's\n"
+    "global-memory bandwidth, and prints medians of N timed runs (after a warm-up run\n"
+    "that also builds the kernels). Every result is checked against a host reference.\n"
+    "\n"
+    "  -d SELECTOR  a comma-separated list of indexes (0), backends (cuda), paths\n"
+    "               (opencl:1), PCI bus ids or UUIDs as gpuinfo prints them: the\n"
+    "               grammar of xgpu_device_match in xgpu.h\n"
+    "\n"
     "Defaults: -d 0, --reps 5, --gemm-sizes 1024,2048, --reduce-mib 256.\n"
-    "Exit status: 0 when every result verified, 1 otherwise, 2 on usage errors.\n";
+    "Exit status: 0 when every result verified, 1 otherwise (or -d matched no\n"
+    "device), 2 on usage errors (a -d that does not parse).\n";
 
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -90,18 +97,34 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    kb_env env;
-    if (kb_open(&env, o.selector) != 0) {
+    uint32_t n = 0;
+    xgpu_device **devs = NULL;
+    xgpu_status st = xgpu_device_match(o.selector, NULL, 0, &n); /* how many */
+    if (st == XGPU_SUCCESS && !(devs = calloc(n, sizeof *devs))) {
+        fprintf(stderr, "kernelbench: out of memory\n");
         return 2;
     }
-    printf("device: %s:%u %s (%s)\n", env.info.backend, env.info.backend_index, env.info.name,
-           env.info.driver_version);
-    printf("%-28s %-10s %12s %10s  %s\n", "benchmark", "impl", "median", "rate", "check");
-    int ok = 1;
-    for (int g = 0; g < o.gemm_count; g++) {
-        ok &= kb_gemm(&env, &o, o.gemm_sizes[g]);
+    if (st != XGPU_SUCCESS || (st = xgpu_device_match(o.selector, devs, n, &n)) != XGPU_SUCCESS) {
+        fprintf(stderr, "kernelbench: -d %s: %s\n", o.selector, xgpu_last_error()->message);
+        free(devs);
+        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
     }
-    ok &= kb_reduce(&env, &o);
-    kb_close(&env);
+    int ok = 1;
+    for (uint32_t d = 0; d < n; d++) {
+        kb_env env;
+        if (kb_open(&env, devs[d]) != 0) {
+            ok = 0;
+            continue;
+        }
+        printf("%sdevice: %s:%u %s (%s)\n", d ? "\n" : "", env.info.backend, env.info.backend_index,
+               env.info.name, env.info.driver_version);
+        printf("%-28s %-10s %12s %10s  %s\n", "benchmark", "impl", "median", "rate", "check");
+        for (int g = 0; g < o.gemm_count; g++) {
+            ok &= kb_gemm(&env, &o, o.gemm_sizes[g]);
+        }
+        ok &= kb_reduce(&env, &o);
+        kb_close(&env);
+    }
+    free(devs);
     return ok ? 0 : 1;
 }
