@@ -572,10 +572,12 @@ typedef enum xgpu_reduce_op {
 XGPU_API xgpu_dtype xgpu_reduce_result_dtype(xgpu_reduce_op op, xgpu_dtype dtype);
 
 /* Reduces n elements of `in` starting at element `offset` (dtype f32, f64,
- * i32 or i64) into one element of `out` at byte `out_offset`. n == 0 gives
- * the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for argmax.
- * fp32 sums are compensated within each work-item and tree-summed across
- * them. */
+ * i32 or i64) into element `out_offset` of `out`, whose elements are of
+ * xgpu_reduce_result_dtype(op, dtype): both offsets count elements, as
+ * xgpu_matrix offsets do (before 0.3, out_offset counted bytes). n == 0
+ * gives the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for
+ * argmax. fp32 sums are compensated within each work-item and tree-summed
+ * across them. */
 XGPU_API xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
                                  xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
                                  size_t out_offset, xgpu_event **event);
