@@ -542,7 +542,13 @@ typedef struct xgpu_gemm_params {
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
  * k x n. beta == 0 means C is not read (it may hold anything, NaN too);
  * alpha == 0 means A and B are not read (C = beta * C), as in reference
- * BLAS. m or n == 0 does nothing; k == 0 scales C by beta. */
+ * BLAS. m or n == 0 does nothing; k == 0 scales C by beta.
+ * C may share a buffer with A or B but no element: the check looks at the
+ * elements each matrix touches (its rows or columns of stored length, `ld`
+ * apart), so A or B may lie in the gap between C's rows when C's ld is
+ * larger than its row; a shared element is XGPU_ERROR_INVALID_ARGUMENT.
+ * (0.2.0 compared whole [offset, offset + rows * ld) spans and refused
+ * the gap.) */
 typedef struct xgpu_gemm_desc {
     xgpu_dtype dtype; /* XGPU_F32, XGPU_F64 (where the device has fp64), XGPU_F16 */
     xgpu_layout layout;
