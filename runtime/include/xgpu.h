@@ -287,6 +287,14 @@ XGPU_API xgpu_status xgpu_queue_finish(xgpu_queue *queue);
  * ------------------------------------------------------------------------- */
 /* An event that completes when everything enqueued before it has. */
 XGPU_API xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event);
+/* Cross-queue ordering: work enqueued on `queue` after this call starts
+ * only after `event` completes (an event of any queue of the same context;
+ * one of another context is XGPU_ERROR_INVALID_ARGUMENT). Work enqueued on
+ * `queue` before the call is not held back. Asynchronous on OpenCL (a
+ * barrier in the queue); where a backend offers no device-side wait, it
+ * waits for the event on the host before returning, which orders the
+ * same. The event may be released right after the call. New after 0.2.0. */
+XGPU_API xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event);
 XGPU_API xgpu_status xgpu_event_wait(xgpu_event *event);
 /* Milliseconds of device time between the end of `start` and the end of
  * `end` (both must be complete or are waited for). */
