@@ -25,8 +25,11 @@
  * only added; structs passed with a size argument only grow at their end.
  * The SOVERSION of libxgpu is the major version. Before 1.0, a minor
  * version may also change the layout of structs passed by value or in
- * arrays: 0.2 added xgpu_arg.type, so code built against 0.1 must be
- * rebuilt.
+ * arrays, or what an argument means: 0.2 added xgpu_arg.type, so code
+ * built against 0.1 must be rebuilt. Changes since 0.2.0, each noted at its
+ * function too (README.md lists them): xgpu_reduce's out_offset counts
+ * elements; xgpu_gemm's overlap check looks at the elements touched; new
+ * xgpu_queue_wait_event.
  */
 #ifndef XGPU_H
 #define XGPU_H
@@ -588,7 +591,7 @@ XGPU_API xgpu_dtype xgpu_reduce_result_dtype(xgpu_reduce_op op, xgpu_dtype dtype
 /* Reduces n elements of `in` starting at element `offset` (dtype f32, f64,
  * i32 or i64) into element `out_offset` of `out`, whose elements are of
  * xgpu_reduce_result_dtype(op, dtype): both offsets count elements, as
- * xgpu_matrix offsets do (before 0.3, out_offset counted bytes). n == 0
+ * xgpu_matrix offsets do (0.2.0 counted out_offset in bytes). n == 0
  * gives the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for
  * argmax. fp32 sums are compensated within each work-item and tree-summed
  * across them. */
