@@ -45,7 +45,14 @@ typedef float xgpu_f32;
 #define xgpu_atomic_max_i32(p, v) atomic_max((volatile __global int *)(p), (v))
 #define xgpu_atomic_xchg_i32(p, v) atomic_xchg((volatile __global int *)(p), (v))
 #define xgpu_atomic_cas_i32(p, cmp, v) atomic_cmpxchg((volatile __global int *)(p), (cmp), (v))
+#define xgpu_atomic_min_u32(p, v) atomic_min((volatile __global uint *)(p), (uint)(v))
+#define xgpu_atomic_max_u32(p, v) atomic_max((volatile __global uint *)(p), (uint)(v))
 #define xgpu_atomic_add_i32_local(p, v) atomic_add((volatile __local int *)(p), (v))
+#define xgpu_atomic_add_u32_local(p, v) atomic_add((volatile __local uint *)(p), (uint)(v))
+#define xgpu_atomic_min_i32_local(p, v) atomic_min((volatile __local int *)(p), (int)(v))
+#define xgpu_atomic_max_i32_local(p, v) atomic_max((volatile __local int *)(p), (int)(v))
+#define xgpu_atomic_min_u32_local(p, v) atomic_min((volatile __local uint *)(p), (uint)(v))
+#define xgpu_atomic_max_u32_local(p, v) atomic_max((volatile __local uint *)(p), (uint)(v))
 
 /* OpenCL 1.2 has no float atomics: compare-and-swap on the bits, once per
  * address space (1.2 has no generic one). */
@@ -200,7 +207,15 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 #define xgpu_atomic_max_i32(p, v) atomicMax((int *)(p), (int)(v))
 #define xgpu_atomic_xchg_i32(p, v) atomicExch((int *)(p), (int)(v))
 #define xgpu_atomic_cas_i32(p, cmp, v) atomicCAS((int *)(p), (int)(cmp), (int)(v))
+#define xgpu_atomic_min_u32(p, v) atomicMin((unsigned int *)(p), (unsigned int)(v))
+#define xgpu_atomic_max_u32(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
+/* Shared-memory pointers are generic: the same functions serve local memory. */
 #define xgpu_atomic_add_i32_local(p, v) atomicAdd((int *)(p), (int)(v))
+#define xgpu_atomic_add_u32_local(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+#define xgpu_atomic_min_i32_local(p, v) atomicMin((int *)(p), (int)(v))
+#define xgpu_atomic_max_i32_local(p, v) atomicMax((int *)(p), (int)(v))
+#define xgpu_atomic_min_u32_local(p, v) atomicMin((unsigned int *)(p), (unsigned int)(v))
+#define xgpu_atomic_max_u32_local(p, v) atomicMax((unsigned int *)(p), (unsigned int)(v))
 #define xgpu_atomic_add_f32(p, v) atomicAdd((float *)(p), (float)(v))
 #define xgpu_atomic_add_f32_local(p, v) atomicAdd((float *)(p), (float)(v))
 

@@ -170,6 +170,7 @@ static const xgpu_backend_ops cl_ops = {
     .event_wait = cl__event_wait,
     .event_elapsed_ms = cl__event_elapsed_ms,
     .event_release = cl__event_release,
+    .queue_wait_event = cl__queue_wait_event,
 };
 
 XGPU_BACKEND_EXPORT(cl_ops)

@@ -62,6 +62,7 @@ xgpu_status cl__buffer_fill(void *queue, void *buffer, size_t offset, size_t siz
 xgpu_status cl__host_alloc(void *context, size_t size, void **handle, void **ptr);
 void cl__host_free(void *context, void *handle);
 xgpu_status cl__queue_record_event(void *queue, void **event);
+xgpu_status cl__queue_wait_event(void *queue, void *event);
 xgpu_status cl__event_wait(void *event);
 xgpu_status cl__event_elapsed_ms(void *start, void *end, double *ms);
 void cl__event_release(void *event);

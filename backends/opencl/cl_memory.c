@@ -162,6 +162,29 @@ xgpu_status cl__queue_record_event(void *queue, void **event) {
     return err == CL_SUCCESS ? XGPU_SUCCESS : cl__fail(err, "clEnqueueMarkerWithWaitList", NULL);
 }
 
+xgpu_status cl__queue_wait_event(void *queue, void *event) {
+    /* An event of another queue must be flushed there before a barrier
+     * waits on it (OpenCL 1.2, 5.13), or the wait may never end: flush the
+     * queue that owns it (clFlush is thread-safe). */
+    cl_event e = event;
+    cl_command_queue owner = NULL;
+    cl_int err = clGetEventInfo(e, CL_EVENT_COMMAND_QUEUE, sizeof owner, &owner, NULL);
+    if (err != CL_SUCCESS) {
+        return cl__fail(err, "clGetEventInfo", "CL_EVENT_COMMAND_QUEUE");
+    }
+    if (owner && owner != (cl_command_queue)queue) {
+        err = clFlush(owner);
+        if (err != CL_SUCCESS) {
+            return cl__fail(err, "clFlush", "the queue of the awaited event");
+        }
+    }
+    /* The barrier holds the queue's later commands until the event
+     * completes, and keeps its own reference to the event. */
+    err = clEnqueueBarrierWithWaitList(queue, 1, &e, NULL);
+    return err == CL_SUCCESS ? XGPU_SUCCESS
+                             : cl__fail(err, "clEnqueueBarrierWithWaitList", "one event");
+}
+
 xgpu_status cl__event_wait(void *event) {
     cl_event e = event;
     cl_int err = clWaitForEvents(1, &e);

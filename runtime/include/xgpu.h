@@ -25,8 +25,11 @@
  * only added; structs passed with a size argument only grow at their end.
  * The SOVERSION of libxgpu is the major version. Before 1.0, a minor
  * version may also change the layout of structs passed by value or in
- * arrays: 0.2 added xgpu_arg.type, so code built against 0.1 must be
- * rebuilt.
+ * arrays, or what an argument means: 0.2 added xgpu_arg.type, so code
+ * built against 0.1 must be rebuilt. Changes since 0.2.0, each noted at its
+ * function too (README.md lists them): xgpu_reduce's out_offset counts
+ * elements; xgpu_gemm's overlap check looks at the elements touched; new
+ * xgpu_queue_wait_event.
  */
 #ifndef XGPU_H
 #define XGPU_H
@@ -328,6 +331,14 @@ XGPU_API xgpu_status xgpu_queue_finish(xgpu_queue *queue);
  * ------------------------------------------------------------------------- */
 /* An event that completes when everything enqueued before it has. */
 XGPU_API xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event);
+/* Cross-queue ordering: work enqueued on `queue` after this call starts
+ * only after `event` completes (an event of any queue of the same context;
+ * one of another context is XGPU_ERROR_INVALID_ARGUMENT). Work enqueued on
+ * `queue` before the call is not held back. Asynchronous on OpenCL (a
+ * barrier in the queue); where a backend offers no device-side wait, it
+ * waits for the event on the host before returning, which orders the
+ * same. The event may be released right after the call. New after 0.2.0. */
+XGPU_API xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event);
 XGPU_API xgpu_status xgpu_event_wait(xgpu_event *event);
 /* Milliseconds of device time between the end of `start` and the end of
  * `end` (both must be complete or are waited for). */
@@ -583,7 +594,13 @@ typedef struct xgpu_gemm_params {
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
  * k x n. beta == 0 means C is not read (it may hold anything, NaN too);
  * alpha == 0 means A and B are not read (C = beta * C), as in reference
- * BLAS. m or n == 0 does nothing; k == 0 scales C by beta. */
+ * BLAS. m or n == 0 does nothing; k == 0 scales C by beta.
+ * C may share a buffer with A or B but no element: the check looks at the
+ * elements each matrix touches (its rows or columns of stored length, `ld`
+ * apart), so A or B may lie in the gap between C's rows when C's ld is
+ * larger than its row; a shared element is XGPU_ERROR_INVALID_ARGUMENT.
+ * (0.2.0 compared whole [offset, offset + rows * ld) spans and refused
+ * the gap.) */
 typedef struct xgpu_gemm_desc {
     xgpu_dtype dtype; /* XGPU_F32, XGPU_F64 (where the device has fp64), XGPU_F16 */
     xgpu_layout layout;
@@ -613,10 +630,12 @@ typedef enum xgpu_reduce_op {
 XGPU_API xgpu_dtype xgpu_reduce_result_dtype(xgpu_reduce_op op, xgpu_dtype dtype);
 
 /* Reduces n elements of `in` starting at element `offset` (dtype f32, f64,
- * i32 or i64) into one element of `out` at byte `out_offset`. n == 0 gives
- * the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for argmax.
- * fp32 sums are compensated within each work-item and tree-summed across
- * them. */
+ * i32 or i64) into element `out_offset` of `out`, whose elements are of
+ * xgpu_reduce_result_dtype(op, dtype): both offsets count elements, as
+ * xgpu_matrix offsets do (0.2.0 counted out_offset in bytes). n == 0
+ * gives the identity: 0, +inf / INT_MAX, -inf / INT_MIN, UINT64_MAX for
+ * argmax. fp32 sums are compensated within each work-item and tree-summed
+ * across them. */
 XGPU_API xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
                                  xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
                                  size_t out_offset, xgpu_event **event);

@@ -26,6 +26,10 @@
  *
  * ABI version history (append only):
  *   1  first version.
+ *      Optional hooks appended since, below the marker in xgpu_backend_ops,
+ *      need no new version: the core reads a plugin's table only up to the
+ *      plugin's `size`, and a hook past it is NULL, then defaulted.
+ *        queue_wait_event (after xgpu 0.2.0)
  */
 #ifndef XGPU_BACKEND_H
 #define XGPU_BACKEND_H
@@ -214,6 +218,16 @@ typedef struct xgpu_backend_ops {
     void (*event_release)(void *event);
 
     /* ---- Hooks added by later versions go below this line. ---- */
+
+    /* Optional, added after xgpu 0.2.0; default: the core waits for `event` on
+     * the host (event_wait) and returns. Called by xgpu_queue_wait_event on
+     * the thread that owns `queue`: work enqueued on `queue` after this call
+     * must start only after `event` completes, without blocking the host
+     * (OpenCL: clEnqueueBarrierWithWaitList; CUDA: cuStreamWaitEvent; HIP:
+     * hipStreamWaitEvent). The core has checked that the event and the
+     * queue belong to one context. The core may release `event` as soon as
+     * this returns: a backend that needs it later retains it. */
+    xgpu_status (*queue_wait_event)(void *queue, void *event);
 } xgpu_backend_ops;
 
 /* Negotiation. In: the core's newest version and its services. Out: the

@@ -40,5 +40,17 @@ void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
         ops->shutdown = default_shutdown;
     }
     /* buffer_fill stays NULL: the core's xgpu_buffer_fill expands the
-     * pattern itself when the hook is absent (it needs the queue's ops). */
+     * pattern itself when the hook is absent (it needs the queue's ops).
+     * queue_wait_event stays NULL for the same reason: its default, below,
+     * calls the backend's event_wait, which a hook's arguments cannot
+     * reach. */
+}
+
+xgpu_status xgpu__queue_wait_event(const xgpu_backend_ops *ops, void *queue, void *event) {
+    if (ops->queue_wait_event) {
+        return ops->queue_wait_event(queue, event);
+    }
+    /* Waiting on the host orders the queue's later work after the event:
+     * nothing enqueued after this returns can start earlier. */
+    return ops->event_wait(event);
 }

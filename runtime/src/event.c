@@ -39,6 +39,19 @@ xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
     return st ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
+xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event) {
+    static const char *const func = "xgpu_queue_wait_event";
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, func, "event");
+    if (event->context != queue->context) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: the event belongs to another context than the queue (events "
+                           "order work within one context)",
+                           func);
+    }
+    return xgpu__queue_wait_event(queue->context->ops, queue->handle, event->handle);
+}
+
 xgpu_status xgpu_event_wait(xgpu_event *event) {
     XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_wait", "event");
     return event->context->ops->event_wait(event->handle);

@@ -165,6 +165,8 @@ void xgpu__registry_free(xgpu__registry *registry);
 xgpu_status xgpu__registry_get(const xgpu__registry **registry, const char *func);
 /* Fills NULL optional hooks of `ops` with core defaults. */
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops);
+/* queue_wait_event, or its default (a host wait) when the backend has none. */
+xgpu_status xgpu__queue_wait_event(const xgpu_backend_ops *ops, void *queue, void *event);
 extern const xgpu_core_services xgpu__services;
 
 /* ---- selector.c ---- */

@@ -184,12 +184,56 @@ static xgpu_status check_matrix(const xgpu_queue *q, const char *name, const xgp
     return xgpu__lib_check_buffer(func, what, q, mat->buffer, mat->offset * elem, elems * elem);
 }
 
-static bool overlap(const xgpu_matrix *x, size_t xr, const xgpu_matrix *y, size_t yr) {
-    if (x->buffer != y->buffer) {
+/* A stored operand: `rows` rows of `cols` elements, `ld` apart. */
+typedef struct stored {
+    const xgpu_matrix *mat;
+    size_t rows, cols;
+} stored;
+
+/* Whether the elements [s, e) meet one of y's rows. y's rows are disjoint
+ * and ascending (ld >= cols), so only two can: the last one starting at or
+ * before s, and the one after it. */
+static bool meets_rows(size_t s, size_t e, const stored *y) {
+    size_t o = y->mat->offset, ld = y->mat->ld, i = 0;
+    if (s >= o) {
+        i = (s - o) / ld;
+        if (i >= y->rows) {
+            i = y->rows - 1;
+        }
+        if (s < o + i * ld + y->cols) {
+            return true;
+        }
+        i++;
+    }
+    return i < y->rows && o + i * ld < e;
+}
+
+/* Whether two operands share an element: the elements they touch, not
+ * their spans, so A or B may sit in the gap between C's rows (ld > cols).
+ * check_matrix has bounded every index by 2^32, so nothing here overflows;
+ * the loop runs over the rows of the shorter operand, fewer steps than the
+ * GEMM itself does. */
+static bool overlap(stored x, stored y) {
+    if (x.mat->buffer != y.mat->buffer) {
         return false;
     }
-    size_t x_end = x->offset + xr * x->ld, y_end = y->offset + yr * y->ld;
-    return x->offset < y_end && y->offset < x_end;
+    size_t x_end = x.mat->offset + (x.rows - 1) * x.mat->ld + x.cols;
+    size_t y_end = y.mat->offset + (y.rows - 1) * y.mat->ld + y.cols;
+    if (x.mat->offset >= y_end || y.mat->offset >= x_end) {
+        return false;
+    }
+    if (x.rows > y.rows) {
+        stored t = x;
+        x = y;
+        y = t;
+    }
+    for (size_t i = 0; i < x.rows; i++) {
+        size_t s = x.mat->offset + i * x.mat->ld;
+        if (meets_rows(s, s + x.cols, &y)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **event) {
@@ -247,7 +291,8 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     if (st) {
         return st;
     }
-    if (K > 0 && (overlap(&d->c, M, A, ar) || overlap(&d->c, M, B, br))) {
+    stored sc = {&d->c, M, N};
+    if (K > 0 && (overlap(sc, (stored){A, ar, ac}) || overlap(sc, (stored){B, br, bc}))) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: C overlaps A or B in the same buffer", func);
     }

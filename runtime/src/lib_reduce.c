@@ -133,22 +133,22 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
                            "%s: offset %zu + n %zu elements overflows", func, offset, n);
     }
+    if (out_offset > SIZE_MAX / rsize) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL,
+                           "%s: out_offset %zu elements of %zu bytes overflows", func, out_offset,
+                           rsize);
+    }
     xgpu_status st = xgpu__lib_check_buffer(func, "in", queue, in, offset * elem, n * elem);
     if (!st) {
-        st = xgpu__lib_check_buffer(func, "out", queue, out, out_offset, rsize);
+        st = xgpu__lib_check_buffer(func, "out", queue, out, out_offset * rsize, rsize);
     }
     if (st) {
         return st;
     }
-    if (out_offset % rsize) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: out_offset %zu is not a multiple of the result's %zu bytes", func,
-                           out_offset, rsize);
-    }
     if (n == 0) {
         unsigned char id[8];
         identity(op, dtype, id);
-        return xgpu_buffer_write(queue, out, out_offset, id, rsize, true, event);
+        return xgpu_buffer_write(queue, out, out_offset * rsize, id, rsize, true, event);
     }
     reduce_shape shape = shape_for(info, n);
     size_t group = shape.group, groups = shape.groups;
@@ -182,7 +182,7 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
                        xgpu_arg_buffer(queue->counter),
                        xgpu_arg_buffer(out),
                        xgpu_arg_buffer(out),
-                       xgpu_arg_u64(out_offset / rsize)};
+                       xgpu_arg_u64(out_offset)};
     xgpu_range range = xgpu_range_1d(groups, group);
     return xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args, event);
 }

@@ -247,8 +247,13 @@ static void load_backend(xgpu__backend *b) {
                         out.ops->size, out.ops->abi_version);
         return;
     }
+    /* Only what the plugin's table holds: hooks appended after it was built
+     * stay NULL and get the core's defaults. A size that ends inside a hook
+     * drops that hook rather than copy half a pointer. */
+    size_t copy = out.ops->size < sizeof b->ops ? out.ops->size : sizeof b->ops;
+    copy -= (copy - OPS_V1_MIN_SIZE) % sizeof(void (*)(void));
     memset(&b->ops, 0, sizeof b->ops);
-    memcpy(&b->ops, out.ops, out.ops->size < sizeof b->ops ? out.ops->size : sizeof b->ops);
+    memcpy(&b->ops, out.ops, copy);
     b->abi_version = out.abi_version;
     if (!b->ops.name || strcmp(b->ops.name, b->name)) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH, "plugin %s calls itself '%s', expected '%s'",

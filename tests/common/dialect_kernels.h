@@ -1,6 +1,7 @@
 /* Kernels in the xgpu dialect that exercise most of it (global and local
- * memory, local-memory arguments, barriers, integer and float atomics,
- * subgroups, fp64), compiled by the CUDA and HIP compile-path tests. */
+ * memory, local-memory arguments, barriers, integer and float atomics in
+ * both memories, subgroups, fp64), compiled by the CUDA and HIP
+ * compile-path tests. */
 #ifndef XGPU_TEST_DIALECT_KERNELS_H
 #define XGPU_TEST_DIALECT_KERNELS_H
 
@@ -32,6 +33,29 @@ static const char *const dialect_test_kernels =
     "    xgpu_atomic_add_f32_local(&local_sum, x[xgpu_global_id(0)]);\n"
     "    xgpu_barrier();\n"
     "    if (xgpu_local_id(0) == 0) xgpu_atomic_add_f32(sum, local_sum);\n"
+    "}\n"
+    "XGPU_KERNEL void local_atomics(XGPU_GLOBAL const xgpu_u32 *in, XGPU_GLOBAL xgpu_u32 *hist,\n"
+    "                               XGPU_GLOBAL xgpu_u32 *umm, XGPU_GLOBAL xgpu_i32 *imm) {\n"
+    "    XGPU_LOCAL xgpu_u32 bins[16];\n"
+    "    XGPU_LOCAL xgpu_u32 umin, umax;\n"
+    "    XGPU_LOCAL xgpu_i32 imin, imax;\n"
+    "    xgpu_u32 v = in[xgpu_global_id(0)], lid = xgpu_local_id(0);\n"
+    "    if (lid < 16) bins[lid] = 0u;\n"
+    "    if (lid == 0) { umin = 0xffffffffu; umax = 0u; imin = 0x7fffffff; imax = -1; }\n"
+    "    xgpu_barrier();\n"
+    "    xgpu_atomic_add_u32_local(&bins[v % 16u], 1u);\n"
+    "    xgpu_atomic_min_u32_local(&umin, v);\n"
+    "    xgpu_atomic_max_u32_local(&umax, v);\n"
+    "    xgpu_atomic_min_i32_local(&imin, (xgpu_i32)v);\n"
+    "    xgpu_atomic_max_i32_local(&imax, (xgpu_i32)v);\n"
+    "    xgpu_barrier();\n"
+    "    if (lid < 16) xgpu_atomic_add_u32(&hist[lid], bins[lid]);\n"
+    "    if (lid == 0) {\n"
+    "        xgpu_atomic_min_u32(&umm[0], umin);\n"
+    "        xgpu_atomic_max_u32(&umm[1], umax);\n"
+    "        xgpu_atomic_min_i32(&imm[0], imin);\n"
+    "        xgpu_atomic_max_i32(&imm[1], imax);\n"
+    "    }\n"
     "}\n"
     "#if XGPU_HAS_SUBGROUPS && XGPU_HAS_FP64\n"
     "XGPU_KERNEL void warp_sum(XGPU_GLOBAL const float *x, XGPU_GLOBAL double *out) {\n"

@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,40 @@ static const char *source =
     "    out[2] = (xgpu_u64)c;\n"
     "    out[3] = d;\n"
     "    out[4] = (xgpu_u64)(e * 1024.0f);\n"
+    "}\n";
+
+static const char *histogram_source =
+    "/* Per-group histogram, minimum and maximum in local memory, merged into\n"
+    " * global memory by global atomics: the same bits compared signed and\n"
+    " * unsigned. */\n"
+    "XGPU_KERNEL void local_histogram(XGPU_GLOBAL const xgpu_u32 *in, xgpu_u32 n,\n"
+    "                                 XGPU_GLOBAL xgpu_u32 *hist, XGPU_GLOBAL xgpu_u32 *umm,\n"
+    "                                 XGPU_GLOBAL xgpu_i32 *imm) {\n"
+    "    XGPU_LOCAL xgpu_u32 bins[HIST_BINS];\n"
+    "    XGPU_LOCAL xgpu_u32 umin, umax;\n"
+    "    XGPU_LOCAL xgpu_i32 imin, imax;\n"
+    "    xgpu_u32 lid = xgpu_local_id(0), ls = xgpu_local_size(0);\n"
+    "    for (xgpu_u32 b = lid; b < HIST_BINS; b += ls) bins[b] = 0u;\n"
+    "    if (lid == 0) {\n"
+    "        umin = 0xffffffffu; umax = 0u; imin = 0x7fffffff; imax = -0x7fffffff - 1;\n"
+    "    }\n"
+    "    xgpu_barrier();\n"
+    "    for (xgpu_u32 i = xgpu_global_id(0); i < n; i += xgpu_global_size(0)) {\n"
+    "        xgpu_u32 v = in[i];\n"
+    "        xgpu_atomic_add_u32_local(&bins[v % HIST_BINS], 1u);\n"
+    "        xgpu_atomic_min_u32_local(&umin, v);\n"
+    "        xgpu_atomic_max_u32_local(&umax, v);\n"
+    "        xgpu_atomic_min_i32_local(&imin, (xgpu_i32)v);\n"
+    "        xgpu_atomic_max_i32_local(&imax, (xgpu_i32)v);\n"
+    "    }\n"
+    "    xgpu_barrier();\n"
+    "    for (xgpu_u32 b = lid; b < HIST_BINS; b += ls) xgpu_atomic_add_u32(&hist[b], bins[b]);\n"
+    "    if (lid == 0) {\n"
+    "        xgpu_atomic_min_u32(&umm[0], umin);\n"
+    "        xgpu_atomic_max_u32(&umm[1], umax);\n"
+    "        xgpu_atomic_min_i32(&imm[0], imin);\n"
+    "        xgpu_atomic_max_i32(&imm[1], imax);\n"
+    "    }\n"
     "}\n";
 
 static const char *fp64_source =
@@ -280,6 +315,74 @@ static void atomics_count_min_max_and_float_add(void **state) {
     free(f);
 }
 
+/* One histogram pass per input: uniform 32-bit values (the signed and the
+ * unsigned extremes differ), then values in a narrow band so that many
+ * work-items hit the same bins and the same minimum at once. */
+#define HIST_BINS 37 /* not a power of two: v % HIST_BINS mixes all the bits */
+
+static void local_atomics_histogram_min_max(void **state) {
+    (void)state;
+    char options[32];
+    snprintf(options, sizeof options, "-DHIST_BINS=%du", HIST_BINS);
+    xgpu_program *hp = xt_build(histogram_source, options);
+    const uint32_t n = 30011, group = 64, groups = 7; /* a grid stride: several items each */
+    uint32_t *in = malloc(n * sizeof *in);
+    assert_non_null(in);
+    xgpu_buffer *din, *dhist, *dumm, *dimm;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * 4, &din));
+    XT_OK(xgpu_buffer_create(xt.ctx, HIST_BINS * 4, &dhist));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &dumm));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &dimm));
+    xgpu_kernel *k = xt_kernel(hp, "local_histogram");
+    xgpu_range r = xgpu_range_1d(groups, group);
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t seed = 21 + pass;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = xt_rand_u32(&seed);
+            in[i] = pass == 0 ? v : 0x7ffffff0u + v % 40; /* straddles INT32_MAX */
+        }
+        XT_OK(xgpu_buffer_write(xt.queue, din, 0, in, n * 4, true, NULL));
+        uint32_t zero = 0, umm[2] = {UINT32_MAX, 0};
+        int32_t imm[2] = {INT32_MAX, INT32_MIN};
+        XT_OK(xgpu_buffer_fill(xt.queue, dhist, 0, HIST_BINS * 4, &zero, 4, NULL));
+        XT_OK(xgpu_buffer_write(xt.queue, dumm, 0, umm, 8, true, NULL));
+        XT_OK(xgpu_buffer_write(xt.queue, dimm, 0, imm, 8, true, NULL));
+        xgpu_arg args[] = {xgpu_arg_buffer(din), xgpu_arg_u32(n), xgpu_arg_buffer(dhist),
+                           xgpu_arg_buffer(dumm), xgpu_arg_buffer(dimm)};
+        XT_OK(xgpu_launch(xt.queue, k, &r, 5, args, NULL));
+        uint32_t hist[HIST_BINS];
+        XT_OK(xgpu_buffer_read(xt.queue, dhist, 0, hist, sizeof hist, true, NULL));
+        XT_OK(xgpu_buffer_read(xt.queue, dumm, 0, umm, sizeof umm, true, NULL));
+        XT_OK(xgpu_buffer_read(xt.queue, dimm, 0, imm, sizeof imm, true, NULL));
+        uint32_t want_hist[HIST_BINS] = {0}, want_umin = UINT32_MAX, want_umax = 0;
+        int32_t want_imin = INT32_MAX, want_imax = INT32_MIN;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = in[i];
+            int32_t sv;
+            memcpy(&sv, &v, sizeof sv);
+            want_hist[v % HIST_BINS]++;
+            want_umin = v < want_umin ? v : want_umin;
+            want_umax = v > want_umax ? v : want_umax;
+            want_imin = sv < want_imin ? sv : want_imin;
+            want_imax = sv > want_imax ? sv : want_imax;
+        }
+        assert_memory_equal(hist, want_hist, sizeof hist);
+        assert_int_equal(umm[0], want_umin);
+        assert_int_equal(umm[1], want_umax);
+        assert_int_equal(imm[0], want_imin);
+        assert_int_equal(imm[1], want_imax);
+        /* The inputs make the signed and unsigned answers differ. */
+        assert_true((uint32_t)want_imin != want_umin || (uint32_t)want_imax != want_umax);
+    }
+    XT_OK(xgpu_kernel_release(k));
+    XT_OK(xgpu_program_release(hp));
+    xgpu_buffer *all[] = {din, dhist, dumm, dimm};
+    for (size_t i = 0; i < 4; i++) {
+        XT_OK(xgpu_buffer_release(all[i]));
+    }
+    free(in);
+}
+
 static void scalar_arguments_arrive_intact(void **state) {
     (void)state;
     xgpu_kernel *k = xt_kernel(program, "scalars");
@@ -384,6 +487,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(local_memory_reduction, build_program, release_program),
         cmocka_unit_test_setup_teardown(atomics_count_min_max_and_float_add, build_program,
                                         release_program),
+        cmocka_unit_test(local_atomics_histogram_min_max),
         cmocka_unit_test_setup_teardown(scalar_arguments_arrive_intact, build_program,
                                         release_program),
         cmocka_unit_test(fp64_where_the_device_has_it),

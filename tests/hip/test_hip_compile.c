@@ -33,8 +33,8 @@ static void compile_for(const char *arch) {
     }
     assert_true(size > 64);
     assert_memory_equal(code, "\177ELF", 4);
-    printf("compiled 4 kernels for %s with hiprtc (%s): code object, %zu bytes\n", arch, rtc.path,
-           size);
+    printf("compiled the dialect kernels for %s with hiprtc (%s): code object, %zu bytes\n", arch,
+           rtc.path, size);
     free(code);
     free(log);
 }

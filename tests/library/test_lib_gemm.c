@@ -321,6 +321,71 @@ static void user_params_and_k_zero(void **state) {
     XT_OK(xgpu_buffer_release(c));
 }
 
+/* Overlap is judged on the elements touched: A may live in the gap between
+ * C's rows (C's ld > n) in the same buffer, and is computed with; an A that
+ * touches one element of C, on its first row or a later one, is refused. */
+static void operand_in_c_row_gap(void **state) {
+    (void)state;
+    enum { M = 16, N = 16, K = 16, LD = 2 * N, TOTAL = M * LD };
+    float host[TOTAL], bh[K * N], got[TOTAL];
+    uint32_t seed = 5;
+    for (size_t i = 0; i < TOTAL; i++) {
+        host[i] = (float)(xt_rand_u32(&seed) % 17) - 8.0f; /* small integers: exact sums */
+    }
+    for (size_t i = 0; i < K * N; i++) {
+        bh[i] = (float)(xt_rand_u32(&seed) % 9) - 4.0f;
+    }
+    xgpu_buffer *buf, *b;
+    XT_OK(xgpu_buffer_create(xt.ctx, sizeof host, &buf));
+    XT_OK(xgpu_buffer_create(xt.ctx, sizeof bh, &b));
+    XT_OK(xgpu_buffer_write(xt.queue, buf, 0, host, sizeof host, true, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, b, 0, bh, sizeof bh, true, NULL));
+    /* C in columns 0..N-1 of each LD-wide row, A in columns N..2N-1. */
+    xgpu_gemm_desc d = {
+        .dtype = XGPU_F32,
+        .layout = XGPU_ROW_MAJOR,
+        .trans_a = XGPU_NO_TRANS,
+        .trans_b = XGPU_NO_TRANS,
+        .m = M,
+        .n = N,
+        .k = K,
+        .alpha = 1.0,
+        .beta = 1.0,
+        .a = {buf, N, LD},
+        .b = {b, 0, N},
+        .c = {buf, 0, LD},
+    };
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, buf, 0, got, sizeof got, true, NULL));
+    for (size_t i = 0; i < M; i++) {
+        for (size_t j = 0; j < N; j++) {
+            float want = host[i * LD + j];
+            for (size_t p = 0; p < K; p++) {
+                want += host[i * LD + N + p] * bh[p * N + j];
+            }
+            if (got[i * LD + j] != want) {
+                fail_msg("C[%zu][%zu] = %g, expected %g", i, j, got[i * LD + j], want);
+            }
+            assert_true(got[i * LD + N + j] == host[i * LD + N + j]); /* A untouched */
+        }
+    }
+    /* One column to the left: A's first element is C[0][N-1]. */
+    d.a = (xgpu_matrix){buf, N - 1, LD};
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "overlaps");
+    /* Row 0 in C's gap, row 1 at C[2][0]: the overlap is on a later row. */
+    d.m = M / 2;
+    d.a = (xgpu_matrix){buf, N, LD + N};
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "overlaps");
+    /* A and C interleaved the other way: C in the gaps of A. */
+    d.m = M;
+    d.a = (xgpu_matrix){buf, 0, LD};
+    d.c = (xgpu_matrix){buf, K, LD};
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    XT_OK(xgpu_queue_finish(xt.queue));
+    XT_OK(xgpu_buffer_release(buf));
+    XT_OK(xgpu_buffer_release(b));
+}
+
 static void bad_arguments_are_refused(void **state) {
     (void)state;
     xgpu_buffer *a, *b, *c;
@@ -411,6 +476,7 @@ int main(void) {
         cmocka_unit_test(f64_and_f16),
         cmocka_unit_test(vector_loads),
         cmocka_unit_test(user_params_and_k_zero),
+        cmocka_unit_test(operand_in_c_row_gap),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return XT_RUN("gemm", tests);

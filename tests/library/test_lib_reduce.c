@@ -72,12 +72,18 @@ static void check(xgpu_reduce_op op, xgpu_dtype dt, size_t n) {
     unsigned char poison[24];
     memset(poison, 0xA5, sizeof poison);
     XT_OK(xgpu_buffer_write(xt.queue, out, 0, poison, sizeof poison, true, NULL));
-    XT_OK(xgpu_reduce(xt.queue, op, dt, in, offset, n, out, 8, NULL));
+    /* out_offset counts elements of the result dtype, like offset. */
+    xgpu_dtype rdt = xgpu_reduce_result_dtype(op, dt);
+    const size_t out_offset = 2, rsize = xgpu_dtype_size(rdt);
+    XT_OK(xgpu_reduce(xt.queue, op, dt, in, offset, n, out, out_offset, NULL));
     unsigned char res[24];
     XT_OK(xgpu_buffer_read(xt.queue, out, 0, res, sizeof res, true, NULL));
-    assert_memory_equal(res, poison, 8); /* before out_offset: untouched */
-    xgpu_dtype rdt = xgpu_reduce_result_dtype(op, dt);
-    const unsigned char *r = res + 8;
+    /* Only the result element is written: the bytes before and after it keep
+     * their poison. */
+    assert_memory_equal(res, poison, out_offset * rsize);
+    assert_memory_equal(res + (out_offset + 1) * rsize, poison,
+                        sizeof res - (out_offset + 1) * rsize);
+    const unsigned char *r = res + out_offset * rsize;
 
     /* Host reference. */
     double kahan = 0, comp = 0, sum_abs = 0, best = op == XGPU_REDUCE_MIN ? INFINITY : -INFINITY;
@@ -186,6 +192,43 @@ static void nan_never_wins(void **state) {
     XT_OK(xgpu_buffer_release(out));
 }
 
+/* Several reductions into one result array, each at its element index:
+ * out_offset s puts slice s's result in out[s]. */
+static void results_land_at_element_offsets(void **state) {
+    (void)state;
+    enum { SLICES = 5, LEN = 1001 };
+    int32_t *x = malloc(SLICES * LEN * sizeof *x);
+    assert_non_null(x);
+    fill(x, XGPU_I32, SLICES * LEN, 77);
+    xgpu_buffer *in, *sums, *mins;
+    XT_OK(xgpu_buffer_create(xt.ctx, SLICES * LEN * sizeof *x, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, SLICES * sizeof(int64_t), &sums));
+    XT_OK(xgpu_buffer_create(xt.ctx, SLICES * sizeof(int32_t), &mins));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, SLICES * LEN * sizeof *x, true, NULL));
+    for (size_t s = 0; s < SLICES; s++) {
+        XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, s * LEN, LEN, sums, s, NULL));
+        XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_MIN, XGPU_I32, in, s * LEN, LEN, mins, s, NULL));
+    }
+    int64_t got_sum[SLICES];
+    int32_t got_min[SLICES];
+    XT_OK(xgpu_buffer_read(xt.queue, sums, 0, got_sum, sizeof got_sum, true, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, mins, 0, got_min, sizeof got_min, true, NULL));
+    for (size_t s = 0; s < SLICES; s++) {
+        int64_t want_sum = 0;
+        int32_t want_min = INT32_MAX;
+        for (size_t i = s * LEN; i < (s + 1) * LEN; i++) {
+            want_sum += x[i];
+            want_min = x[i] < want_min ? x[i] : want_min;
+        }
+        assert_int_equal(got_sum[s], want_sum);
+        assert_int_equal(got_min[s], want_min);
+    }
+    free(x);
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(sums));
+    XT_OK(xgpu_buffer_release(mins));
+}
+
 static void bad_arguments_are_refused(void **state) {
     (void)state;
     xgpu_buffer *in, *out;
@@ -199,9 +242,13 @@ static void bad_arguments_are_refused(void **state) {
              XGPU_ERROR_UNSUPPORTED, "dtype f16");
     XT_FAILS(xgpu_reduce(xt.queue, (xgpu_reduce_op)9, XGPU_F32, in, 0, 10, out, 0, NULL),
              XGPU_ERROR_UNSUPPORTED, "op 9");
-    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, 0, 10, out, 4, NULL),
-             XGPU_ERROR_OUT_OF_RANGE,
-             "out needs a buffer of 12 bytes (8 bytes from byte 4)"); /* an i32 sum is an i64 */
+    /* out_offset counts result elements: an i32 sum is an i64. */
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, 0, 10, out, 1, NULL),
+             XGPU_ERROR_OUT_OF_RANGE, "out needs a buffer of 16 bytes (8 bytes from byte 8)");
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_MAX, XGPU_F32, in, 0, 10, out, 2, NULL),
+             XGPU_ERROR_OUT_OF_RANGE, "out needs a buffer of 12 bytes (4 bytes from byte 8)");
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 0, 10, out, SIZE_MAX / 2, NULL),
+             XGPU_ERROR_INVALID_SIZE, "out_offset");
     XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, SIZE_MAX, 2, out, 0, NULL),
              XGPU_ERROR_INVALID_SIZE, "overflows");
     XT_OK(xgpu_buffer_release(in));
@@ -212,6 +259,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_op_dtype_and_size),
         cmocka_unit_test(nan_never_wins),
+        cmocka_unit_test(results_land_at_element_offsets),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return XT_RUN("reduce", tests);

@@ -134,13 +134,23 @@ static xgpu_status stub_record(void *q, void **e) {
     (void)q, (void)e;
     return unsupported();
 }
+static xgpu_status stub_wait_event(void *q, void *e) {
+    (void)q, (void)e;
+    return unsupported();
+}
 static xgpu_status stub_elapsed(void *a, void *b, double *ms) {
     (void)a, (void)b, (void)ms;
     return unsupported();
 }
 
 static const xgpu_backend_ops stub_ops = {
+#if defined(STUB_MODE_OLD)
+    /* Built before queue_wait_event was appended: its table ends at the
+     * version-1 hooks. The pointer past the end must not be read. */
+    .size = offsetof(xgpu_backend_ops, queue_wait_event),
+#else
     .size = sizeof(xgpu_backend_ops),
+#endif
     .abi_version = 1,
 #if defined(STUB_MODE_NAME)
     .name = "somethingelse",
@@ -172,6 +182,7 @@ static const xgpu_backend_ops stub_ops = {
     .event_wait = stub_one,
     .event_elapsed_ms = stub_elapsed,
     .event_release = stub_release,
+    .queue_wait_event = stub_wait_event,
 };
 
 #if !defined(STUB_MODE_NOENTRY)

@@ -57,6 +57,49 @@ static void good_plugin_loads_with_its_device(void **state) {
     /* Optional hooks were filled with core defaults. */
     assert_non_null(b->ops.host_alloc);
     assert_non_null(b->ops.shutdown);
+    /* An optional hook the plugin has is kept. */
+    assert_non_null(b->ops.queue_wait_event);
+}
+
+/* A plugin built with the older, smaller table: hooks appended after it
+ * are NULL (whatever lies past its table) and the core's defaults apply. */
+static void older_smaller_table_gets_the_defaults(void **state) {
+    (void)state;
+    load(STUB_DIR, "stubold");
+    const xgpu__backend *b = find("stubold");
+    assert_true(b->available);
+    assert_int_equal(b->abi_version, 1);
+    assert_null(b->ops.queue_wait_event);
+    assert_non_null(b->ops.host_alloc);
+    assert_int_equal(reg.device_count, 1);
+}
+
+static int host_waits;
+static void *host_waited;
+static xgpu_status counting_event_wait(void *event) {
+    host_waits++;
+    host_waited = event;
+    return XGPU_SUCCESS;
+}
+static xgpu_status device_wait(void *queue, void *event) {
+    (void)queue, (void)event;
+    return XGPU_ERROR_UNSUPPORTED; /* recognisable */
+}
+
+/* Without queue_wait_event the core waits for the event on the host. */
+static void queue_wait_event_defaults_to_a_host_wait(void **state) {
+    (void)state;
+    xgpu_backend_ops ops;
+    memset(&ops, 0, sizeof ops);
+    ops.event_wait = counting_event_wait;
+    int queue, event;
+    host_waits = 0;
+    assert_int_equal(xgpu__queue_wait_event(&ops, &queue, &event), XGPU_SUCCESS);
+    assert_int_equal(host_waits, 1);
+    assert_ptr_equal(host_waited, &event);
+    ops.queue_wait_event = device_wait;
+    assert_int_equal(xgpu__queue_wait_event(&ops, &queue, &event), XGPU_ERROR_UNSUPPORTED);
+    assert_int_equal(host_waits, 1);
 }
 
 static void wrong_abi_version_is_refused(void **state) {
@@ -207,13 +250,15 @@ static void all_stubs_together_never_fatal(void **state) {
             assert_true(reg.backends[i].reason[0] != '\0');
         }
     }
-    assert_int_equal(available, 3); /* stubok, stubsigstack and stubzero */
-    assert_int_equal(reg.device_count, 2);
+    assert_int_equal(available, 4); /* stubok, stubold, stubsigstack and stubzero */
+    assert_int_equal(reg.device_count, 3);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(good_plugin_loads_with_its_device, teardown),
+        cmocka_unit_test_teardown(older_smaller_table_gets_the_defaults, teardown),
+        cmocka_unit_test(queue_wait_event_defaults_to_a_host_wait),
         cmocka_unit_test_teardown(wrong_abi_version_is_refused, teardown),
         cmocka_unit_test_teardown(plugin_refusing_negotiation_keeps_its_message, teardown),
         cmocka_unit_test_teardown(missing_entry_symbol, teardown),
