@@ -124,6 +124,13 @@ xgpu_status xgpu__rt_event_wait(void *event) {
     return st ? st : e->ctx->vendor->event_sync(e->ctx->api, e->event);
 }
 
+xgpu_status xgpu__rt_queue_wait_event(void *queue, void *event) {
+    rt_queue *q = queue;
+    rt_event *e = event;
+    xgpu_status st = xgpu__rt_make_current(q->ctx);
+    return st ? st : q->ctx->vendor->stream_wait_event(q->ctx->api, q->stream, e->event);
+}
+
 xgpu_status xgpu__rt_event_elapsed_ms(void *start, void *end, double *ms) {
     rt_event *a = start, *b = end;
     xgpu_status st = xgpu__rt_make_current(a->ctx);

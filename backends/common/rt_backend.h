@@ -34,6 +34,8 @@ typedef struct xgpu_rt_vendor {
     xgpu_status (*event_create)(const void *api, void **event);
     xgpu_status (*event_record)(const void *api, void *event, void *stream);
     xgpu_status (*event_sync)(const void *api, void *event);
+    /* Work enqueued on the stream after this waits for the event. */
+    xgpu_status (*stream_wait_event)(const void *api, void *stream, void *event);
     xgpu_status (*event_elapsed)(const void *api, void *start, void *end, float *ms);
     void (*event_destroy)(const void *api, void *event);
     xgpu_status (*mem_alloc)(const void *api, size_t size, uint64_t *ptr);
@@ -70,11 +72,12 @@ typedef struct xgpu_rt_vendor {
         .backend = (name), .make_current = make_current, .stream_create = stream_create,           \
         .stream_destroy = stream_destroy, .stream_sync = stream_sync,                              \
         .event_create = event_create, .event_record = event_record, .event_sync = event_sync,      \
-        .event_elapsed = event_elapsed, .event_destroy = event_destroy, .mem_alloc = mem_alloc,    \
-        .mem_free = mem_free, .host_alloc = host_alloc, .host_free = host_free,                    \
-        .copy_htod = copy_htod, .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod,                    \
-        .memset = memset_n, .module_load = module_load, .module_unload = module_unload,            \
-        .get_function = get_function, .function_props = function_props, .launch = launch,          \
+        .stream_wait_event = stream_wait_event, .event_elapsed = event_elapsed,                    \
+        .event_destroy = event_destroy, .mem_alloc = mem_alloc, .mem_free = mem_free,              \
+        .host_alloc = host_alloc, .host_free = host_free, .copy_htod = copy_htod,                  \
+        .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod, .memset = memset_n,                        \
+        .module_load = module_load, .module_unload = module_unload, .get_function = get_function,  \
+        .function_props = function_props, .launch = launch,                                        \
     }
 
 /* The first member of a vendor's context struct. */
@@ -126,6 +129,7 @@ xgpu_status xgpu__rt_buffer_native(void *buffer, void **native);
 xgpu_status xgpu__rt_queue_native(void *queue, void **native);
 xgpu_status xgpu__rt_queue_record_event(void *queue, void **event);
 xgpu_status xgpu__rt_event_wait(void *event);
+xgpu_status xgpu__rt_queue_wait_event(void *queue, void *event);
 xgpu_status xgpu__rt_event_elapsed_ms(void *start, void *end, double *ms);
 void xgpu__rt_event_release(void *event);
 xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
@@ -152,6 +156,6 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
     .queue_native = xgpu__rt_queue_native, .program_release = xgpu__rt_program_release,            \
     .launch = xgpu__rt_launch, .queue_record_event = xgpu__rt_queue_record_event,                  \
     .event_wait = xgpu__rt_event_wait, .event_elapsed_ms = xgpu__rt_event_elapsed_ms,              \
-    .event_release = xgpu__rt_event_release
+    .event_release = xgpu__rt_event_release, .queue_wait_event = xgpu__rt_queue_wait_event
 
 #endif

@@ -124,6 +124,8 @@ enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
     X(cuStreamCreate, "cuStreamCreate", 1, CUresult, (CUstream * stream, unsigned int flags))      \
     X(cuStreamDestroy, "cuStreamDestroy_v2", 1, CUresult, (CUstream stream))                       \
     X(cuStreamSynchronize, "cuStreamSynchronize", 1, CUresult, (CUstream stream))                  \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", 0, CUresult,                                         \
+      (CUstream stream, CUevent event, unsigned flags))                                            \
     X(cuCtxSynchronize, "cuCtxSynchronize", 0, CUresult, (void))                                   \
     X(cuEventCreate, "cuEventCreate", 1, CUresult, (CUevent * event, unsigned int flags))          \
     X(cuEventRecord, "cuEventRecord", 1, CUresult, (CUevent event, CUstream stream))               \

@@ -40,6 +40,13 @@ static xgpu_status event_sync(const void *api, void *event) {
     return check(api, D(api)->cuEventSynchronize(event), "cuEventSynchronize");
 }
 
+static xgpu_status stream_wait_event(const void *api, void *stream, void *event) {
+    if (!D(api)->cuStreamWaitEvent) { /* every driver has it; wait on the host if not */
+        return check(api, D(api)->cuEventSynchronize(event), "cuEventSynchronize");
+    }
+    return check(api, D(api)->cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
 static xgpu_status event_elapsed(const void *api, void *start, void *end, float *ms) {
     return check(api, D(api)->cuEventElapsedTime(ms, start, end), "cuEventElapsedTime");
 }

@@ -88,6 +88,8 @@ typedef struct hip_attributes {
       (hipStream_t * stream, unsigned flags))                                                      \
     X(hipStreamDestroy, "hipStreamDestroy", 1, hipError_t, (hipStream_t stream))                   \
     X(hipStreamSynchronize, "hipStreamSynchronize", 1, hipError_t, (hipStream_t stream))           \
+    X(hipStreamWaitEvent, "hipStreamWaitEvent", 0, hipError_t,                                     \
+      (hipStream_t stream, hipEvent_t event, unsigned flags))                                      \
     X(hipEventCreateWithFlags, "hipEventCreateWithFlags", 1, hipError_t,                           \
       (hipEvent_t * event, unsigned flags))                                                        \
     X(hipEventRecord, "hipEventRecord", 1, hipError_t, (hipEvent_t event, hipStream_t stream))     \

@@ -44,6 +44,13 @@ static xgpu_status event_sync(const void *api, void *event) {
     return check(api, R(api)->hipEventSynchronize(event), "hipEventSynchronize");
 }
 
+static xgpu_status stream_wait_event(const void *api, void *stream, void *event) {
+    if (!R(api)->hipStreamWaitEvent) { /* wait on the host if the runtime lacks it */
+        return check(api, R(api)->hipEventSynchronize(event), "hipEventSynchronize");
+    }
+    return check(api, R(api)->hipStreamWaitEvent(stream, event, 0), "hipStreamWaitEvent");
+}
+
 static xgpu_status event_elapsed(const void *api, void *start, void *end, float *ms) {
     return check(api, R(api)->hipEventElapsedTime(ms, start, end), "hipEventElapsedTime");
 }

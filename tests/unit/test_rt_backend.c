@@ -52,6 +52,14 @@ static xgpu_status f_event_record(const void *api, void *e, void *s) {
     (void)api, (void)e, (void)s;
     return XGPU_SUCCESS;
 }
+static int waited;
+static xgpu_status f_stream_wait(const void *api, void *s, void *e) {
+    (void)api;
+    assert_non_null(s);
+    assert_non_null(e);
+    waited++;
+    return XGPU_SUCCESS;
+}
 static xgpu_status f_event_elapsed(const void *api, void *a, void *b, float *ms) {
     (void)api, (void)a, (void)b;
     *ms = 2.5f;
@@ -164,6 +172,7 @@ static const xgpu_rt_vendor fake = {
     .event_create = f_event_create,
     .event_record = f_event_record,
     .event_sync = f_ok,
+    .stream_wait_event = f_stream_wait,
     .event_elapsed = f_event_elapsed,
     .event_destroy = f_event_destroy,
     .mem_alloc = f_mem_alloc,
@@ -207,6 +216,8 @@ static void copies_fills_and_events(void **state) {
     assert_int_equal(xgpu__rt_buffer_read(q, b, 32, dst, 100, true, &e2), XGPU_SUCCESS);
     assert_memory_equal(dst, src + 16, 100);
     double ms = 0;
+    assert_int_equal(xgpu__rt_queue_wait_event(q, e1), XGPU_SUCCESS);
+    assert_int_equal(waited, 1);
     assert_int_equal(xgpu__rt_event_elapsed_ms(e1, e2, &ms), XGPU_SUCCESS);
     assert_true(ms == 2.5);
     assert_int_equal(xgpu__rt_event_wait(e2), XGPU_SUCCESS);
