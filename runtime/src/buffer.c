@@ -73,7 +73,7 @@ static xgpu_status buffer_create(const char *func, xgpu_context *context, size_t
 }
 
 xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer **buffer) {
-    static const char *const func = "xgpu_buffer_create";
+    static const char *const func = __func__;
     if (!buffer) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: buffer is NULL", func);
     }
@@ -90,7 +90,7 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     if (!buffer) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_release", "buffer");
+    XGPU__TAKE_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
     buffer->context->ops->buffer_release(buffer->handle);
     xgpu__context_unpin(buffer->context);
     xgpu__handle_retire(buffer);
@@ -103,7 +103,7 @@ static xgpu_status unsupported_native(const char *func, const xgpu_context *ctx)
 }
 
 xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
-    static const char *const func = "xgpu_buffer_native";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
     if (!native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
@@ -114,7 +114,7 @@ xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
 }
 
 xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
-    static const char *const func = "xgpu_queue_native";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     if (!native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
@@ -125,10 +125,10 @@ xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
 }
 
 xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
-    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, "xgpu_buffer_size", "buffer");
+    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
     if (!size) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_buffer_size: size is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: size is NULL",
+                           __func__);
     }
     *size = buffer->size;
     return XGPU_SUCCESS;
@@ -156,7 +156,7 @@ static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buff
 
 xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
                               const void *src, size_t size, bool blocking, xgpu_event **event) {
-    xgpu_status st = check_transfer("xgpu_buffer_write", queue, dst, dst_offset, src, size, event);
+    xgpu_status st = check_transfer(__func__, queue, dst, dst_offset, src, size, event);
     if (st) {
         return st;
     }
@@ -168,7 +168,7 @@ xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_of
 
 xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset, void *dst,
                              size_t size, bool blocking, xgpu_event **event) {
-    xgpu_status st = check_transfer("xgpu_buffer_read", queue, src, src_offset, dst, size, event);
+    xgpu_status st = check_transfer(__func__, queue, src, src_offset, dst, size, event);
     if (st) {
         return st;
     }
@@ -180,7 +180,7 @@ xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
 
 xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
                              xgpu_buffer *dst, size_t dst_offset, size_t size, xgpu_event **event) {
-    static const char *const func = "xgpu_buffer_copy";
+    static const char *const func = __func__;
     if (event) {
         *event = NULL;
     }
@@ -242,7 +242,7 @@ xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void 
 
 xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offset, size_t size,
                              const void *pattern, size_t pattern_size, xgpu_event **event) {
-    static const char *const func = "xgpu_buffer_fill";
+    static const char *const func = __func__;
     if (event) {
         *event = NULL;
     }

@@ -10,7 +10,7 @@ static xgpu_status out_of_host_memory(const char *func) {
 }
 
 xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
-    static const char *const func = "xgpu_context_create";
+    static const char *const func = __func__;
     if (!context) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: context is NULL", func);
     }
@@ -45,7 +45,7 @@ xgpu_status xgpu_context_create(xgpu_device *device, xgpu_context **context) {
 }
 
 xgpu_status xgpu_context_release(xgpu_context *context) {
-    static const char *const func = "xgpu_context_release";
+    static const char *const func = __func__;
     if (!context) {
         return XGPU_SUCCESS;
     }
@@ -71,17 +71,17 @@ xgpu_status xgpu_context_release(xgpu_context *context) {
 }
 
 xgpu_status xgpu_context_get_device(const xgpu_context *context, xgpu_device **device) {
-    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, "xgpu_context_get_device", "context");
+    XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, __func__, "context");
     if (!device) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_context_get_device: device is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL",
+                           __func__);
     }
     *device = context->device;
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
-    static const char *const func = "xgpu_queue_create";
+    static const char *const func = __func__;
     if (!queue) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: queue is NULL", func);
     }
@@ -111,7 +111,7 @@ xgpu_status xgpu_queue_create(xgpu_context *context, xgpu_queue **queue) {
 }
 
 xgpu_status xgpu_queue_finish(xgpu_queue *queue) {
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_finish", "queue");
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
     return queue->context->ops->queue_finish(queue->handle);
 }
 
@@ -119,7 +119,7 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
     if (!queue) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(queue, XGPU__MAGIC_QUEUE, "xgpu_queue_release", "queue");
+    XGPU__TAKE_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
     const xgpu_backend_ops *ops = queue->context->ops;
     xgpu_status st = ops->queue_finish(queue->handle);
     xgpu_buffer_release(queue->scratch);
@@ -131,7 +131,7 @@ xgpu_status xgpu_queue_release(xgpu_queue *queue) {
 }
 
 xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
-    static const char *const func = "xgpu_host_alloc";
+    static const char *const func = __func__;
     if (!ptr) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: ptr is NULL", func);
     }
@@ -162,7 +162,7 @@ xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr) {
 }
 
 xgpu_status xgpu_host_free(xgpu_context *context, void *ptr) {
-    static const char *const func = "xgpu_host_free";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, func, "context");
     if (!ptr) {
         return XGPU_SUCCESS;

@@ -22,11 +22,11 @@ uint32_t xgpu_backend_abi_version(void) {
 
 xgpu_status xgpu_backend_count(uint32_t *count) {
     if (!count) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_backend_count: count is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL",
+                           __func__);
     }
     const xgpu__registry *reg;
-    xgpu_status st = xgpu__registry_get(&reg, "xgpu_backend_count");
+    xgpu_status st = xgpu__registry_get(&reg, __func__);
     *count = st ? 0 : reg->backend_count;
     return st;
 }
@@ -47,13 +47,13 @@ static xgpu_status copy_sized(void *dst, size_t dst_size, const void *src, size_
 
 xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_t info_size) {
     const xgpu__registry *reg;
-    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_backend_get_info");
+    xgpu_status reg_st = xgpu__registry_get(&reg, __func__);
     if (reg_st != XGPU_SUCCESS) {
         return reg_st;
     }
     if (index >= reg->backend_count) {
         return xgpu__error(NULL, XGPU_ERROR_OUT_OF_RANGE, 0, NULL,
-                           "xgpu_backend_get_info: index %u, but there are %u backends", index,
+                           "%s: index %u, but there are %u backends", __func__, index,
                            reg->backend_count);
     }
     const xgpu__backend *b = &reg->backends[index];
@@ -67,14 +67,14 @@ xgpu_status xgpu_backend_get_info(uint32_t index, xgpu_backend_info *info, size_
     full.abi_version = b->abi_version;
     full.device_count = b->available ? b->device_count : 0;
     full.library_count = xgpu__library_count(b->name);
-    return copy_sized(info, info_size, &full, sizeof full, "xgpu_backend_get_info");
+    return copy_sized(info, info_size, &full, sizeof full, __func__);
 }
 
 xgpu_status xgpu_backend_get_library(uint32_t backend, uint32_t library, xgpu_library_info *info,
                                      size_t info_size) {
-    static const char *const func = "xgpu_backend_get_library";
+    static const char *const func = __func__;
     const xgpu__registry *reg;
-    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_backend_get_library");
+    xgpu_status reg_st = xgpu__registry_get(&reg, __func__);
     if (reg_st != XGPU_SUCCESS) {
         return reg_st;
     }
@@ -95,11 +95,11 @@ xgpu_status xgpu_backend_get_library(uint32_t backend, uint32_t library, xgpu_li
 
 xgpu_status xgpu_device_count(uint32_t *count) {
     if (!count) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_device_count: count is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL",
+                           __func__);
     }
     const xgpu__registry *reg;
-    xgpu_status st = xgpu__registry_get(&reg, "xgpu_device_count");
+    xgpu_status st = xgpu__registry_get(&reg, __func__);
     *count = st ? 0 : reg->device_count;
     return st;
 }
@@ -122,19 +122,19 @@ static xgpu_status no_device_error(const xgpu__registry *reg, const char *func, 
 
 xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
     if (!device) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_device_get: device is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL",
+                           __func__);
     }
     *device = NULL;
     const xgpu__registry *reg;
-    xgpu_status reg_st = xgpu__registry_get(&reg, "xgpu_device_get");
+    xgpu_status reg_st = xgpu__registry_get(&reg, __func__);
     if (reg_st != XGPU_SUCCESS) {
         return reg_st;
     }
     if (index >= reg->device_count) {
         char what[96];
         snprintf(what, sizeof what, "no device %u (%u found)", index, reg->device_count);
-        return no_device_error(reg, "xgpu_device_get", what);
+        return no_device_error(reg, __func__, what);
     }
     *device = &reg->devices[index];
     return XGPU_SUCCESS;
@@ -254,11 +254,11 @@ static xgpu_status match(const char *func, const char *selector, xgpu_device **d
 
 xgpu_status xgpu_device_match(const char *selector, xgpu_device **devices, uint32_t capacity,
                               uint32_t *count) {
-    return match("xgpu_device_match", selector, devices, capacity, count);
+    return match(__func__, selector, devices, capacity, count);
 }
 
 xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
-    static const char *const func = "xgpu_device_select";
+    static const char *const func = __func__;
     if (!device) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: device is NULL", func);
     }
@@ -268,7 +268,7 @@ xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
 }
 
 xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes) {
-    static const char *const func = "xgpu_device_free_memory";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, func, "device");
     if (!free_bytes) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: free_bytes is NULL",
@@ -284,10 +284,9 @@ xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_by
 
 xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                  size_t info_size) {
-    xgpu_status st =
-        xgpu__handle_check(device, XGPU__MAGIC_DEVICE, "xgpu_device_get_info", "device");
+    xgpu_status st = xgpu__handle_check(device, XGPU__MAGIC_DEVICE, __func__, "device");
     if (st) {
         return st;
     }
-    return copy_sized(info, info_size, &device->info, sizeof device->info, "xgpu_device_get_info");
+    return copy_sized(info, info_size, &device->info, sizeof device->info, __func__);
 }

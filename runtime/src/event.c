@@ -28,7 +28,7 @@ xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_ev
 }
 
 xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
-    static const char *const func = "xgpu_queue_record_event";
+    static const char *const func = __func__;
     if (!event) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: event is NULL", func);
     }
@@ -40,7 +40,7 @@ xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
 }
 
 xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event) {
-    static const char *const func = "xgpu_queue_wait_event";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, func, "event");
     if (event->context != queue->context) {
@@ -53,12 +53,12 @@ xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event) {
 }
 
 xgpu_status xgpu_event_wait(xgpu_event *event) {
-    XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_wait", "event");
+    XGPU__CHECK_OR_RETURN(event, XGPU__MAGIC_EVENT, __func__, "event");
     return event->context->ops->event_wait(event->handle);
 }
 
 xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms) {
-    static const char *const func = "xgpu_event_elapsed_ms";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(start, XGPU__MAGIC_EVENT, func, "start");
     XGPU__CHECK_OR_RETURN(end, XGPU__MAGIC_EVENT, func, "end");
     if (!ms) {
@@ -80,7 +80,7 @@ xgpu_status xgpu_event_release(xgpu_event *event) {
     if (!event) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(event, XGPU__MAGIC_EVENT, "xgpu_event_release", "event");
+    XGPU__TAKE_OR_RETURN(event, XGPU__MAGIC_EVENT, __func__, "event");
     event->context->ops->event_release(event->handle);
     xgpu__context_unpin(event->context);
     xgpu__handle_retire(event);

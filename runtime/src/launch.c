@@ -237,7 +237,7 @@ static xgpu_status check_args(const xgpu_kernel *k, size_t count, const xgpu_arg
 
 xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range *range,
                         size_t arg_count, const xgpu_arg *args, xgpu_event **event) {
-    static const char *const func = "xgpu_launch";
+    static const char *const func = __func__;
     if (event) {
         *event = NULL;
     }

@@ -127,13 +127,13 @@ static size_t storage_size(xgpu_dtype dtype) {
 
 xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                      xgpu_gemm_params *params) {
-    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, "xgpu_gemm_default_params", "device");
+    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, __func__, "device");
     if (!params) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "xgpu_gemm_default_params: params is NULL");
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: params is NULL",
+                           __func__);
     }
     bool from_env = false;
-    xgpu_status st = env_params(params, &from_env, "xgpu_gemm_default_params");
+    xgpu_status st = env_params(params, &from_env, __func__);
     if (st != XGPU_SUCCESS) {
         return st;
     }
@@ -312,7 +312,7 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     char options[256];
     xgpu__gemm_options(d->dtype, &p, options, sizeof options);
     xgpu_kernel *kernel = NULL;
-    st = xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, "xgpu_gemm", &kernel);
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, __func__, &kernel);
     if (st) {
         return st;
     }

@@ -100,7 +100,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
 
 xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const char *options,
                                xgpu_program **program) {
-    static const char *const func = "xgpu_program_build";
+    static const char *const func = __func__;
     if (!program) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: program is NULL", func);
     }
@@ -129,20 +129,20 @@ xgpu_status xgpu_program_release(xgpu_program *program) {
     if (!program) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(program, XGPU__MAGIC_PROGRAM, "xgpu_program_release", "program");
+    XGPU__TAKE_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
     program_unref(program);
     return XGPU_SUCCESS;
 }
 
 const char *xgpu_program_build_log(const xgpu_program *program) {
-    if (xgpu__handle_check(program, XGPU__MAGIC_PROGRAM, "xgpu_program_build_log", "program")) {
+    if (xgpu__handle_check(program, XGPU__MAGIC_PROGRAM, __func__, "program")) {
         return "";
     }
     return program->log ? program->log : "";
 }
 
 xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_kernel **kernel) {
-    static const char *const func = "xgpu_kernel_create";
+    static const char *const func = __func__;
     if (!kernel) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: kernel is NULL", func);
     }
@@ -194,7 +194,7 @@ xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
     if (!kernel) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, "xgpu_kernel_release", "kernel");
+    XGPU__TAKE_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
     xgpu_context *ctx = kernel->program->context;
     ctx->ops->kernel_release(kernel->handle);
     xgpu__context_unpin(ctx);
@@ -205,7 +205,7 @@ xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
 }
 
 xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
-    static const char *const func = "xgpu_kernel_arg_count";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!count) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: count is NULL", func);
@@ -224,7 +224,7 @@ xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
 }
 
 xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size_t *multiple) {
-    static const char *const func = "xgpu_kernel_preferred_group_multiple";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!multiple) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: multiple is NULL",
@@ -239,7 +239,7 @@ xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size
 }
 
 xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
-    static const char *const func = "xgpu_kernel_max_group_size";
+    static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
     if (!size) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: size is NULL", func);
