@@ -188,13 +188,24 @@ static void set_unavailable(xgpu__backend *b, xgpu_status status, const char *fm
     X(event_elapsed_ms)                                                                            \
     X(event_release)
 
+/* The required hooks as data: name and place in the table. */
+static const struct {
+    const char *name;
+    size_t offset;
+} required_hooks[] = {
+#define XGPU__HOOK_ENTRY(hook) {#hook, offsetof(xgpu_backend_ops, hook)},
+    XGPU__REQUIRED_HOOKS_V1(XGPU__HOOK_ENTRY)
+#undef XGPU__HOOK_ENTRY
+};
+
 static const char *missing_required_hook(const xgpu_backend_ops *ops) {
-#define XGPU__CHECK_HOOK(hook)                                                                     \
-    if (!ops->hook) {                                                                              \
-        return #hook;                                                                              \
+    for (size_t i = 0; i < sizeof required_hooks / sizeof required_hooks[0]; i++) {
+        void (*hook)(void); /* all function pointers have one size here */
+        memcpy(&hook, (const char *)ops + required_hooks[i].offset, sizeof hook);
+        if (!hook) {
+            return required_hooks[i].name;
+        }
     }
-    XGPU__REQUIRED_HOOKS_V1(XGPU__CHECK_HOOK)
-#undef XGPU__CHECK_HOOK
     return NULL;
 }
 
