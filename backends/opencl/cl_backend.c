@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const xgpu_core_services *cl__services;
+const xgpu_core_services *ocl__services;
 
 /* Records the ICD loader this plugin was linked against, and the platforms
  * it found, for gpuinfo --doctor. */
@@ -31,12 +31,12 @@ static void record_loader(cl_uint nplat, const cl_platform_id *plats) {
                          version);
         used += n > 0 ? (size_t)n : 0;
     }
-    cl__services->library(CL_BACKEND_NAME, "libOpenCL.so.1", path, true, detail);
+    ocl__services->library(OCL_BACKEND_NAME, "libOpenCL.so.1", path, true, detail);
 }
 
-static xgpu_status cl_probe(const xgpu_core_services *services, void **state, char *reason,
-                            size_t reason_size) {
-    cl__services = services;
+static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, char *reason,
+                             size_t reason_size) {
+    ocl__services = services;
     *state = NULL;
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
@@ -49,12 +49,12 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
         return XGPU_ERROR_NO_DEVICE;
     }
     if (err != CL_SUCCESS) {
-        snprintf(reason, reason_size, "clGetPlatformIDs failed: %s (%d)", cl__error_name(err),
+        snprintf(reason, reason_size, "clGetPlatformIDs failed: %s (%d)", ocl__error_name(err),
                  (int)err);
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     cl_platform_id *plats = calloc(nplat, sizeof *plats);
-    cl_state *st = calloc(1, sizeof *st);
+    ocl_state *st = calloc(1, sizeof *st);
     if (!plats || !st) {
         free(plats);
         free(st);
@@ -66,7 +66,7 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
         free(plats);
         free(st);
         snprintf(reason, reason_size, "clGetPlatformIDs failed the second time: %s (%d)",
-                 cl__error_name(err), (int)err);
+                 ocl__error_name(err), (int)err);
         return err == CL_OUT_OF_HOST_MEMORY ? XGPU_ERROR_OUT_OF_HOST_MEMORY
                                             : XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
@@ -75,8 +75,8 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
         cl_uint ndev = 0;
         err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
         if (err != CL_SUCCESS || ndev == 0) {
-            services->log(CL_BACKEND_NAME, XGPU_LOG_DEBUG, "platform %u: no devices (%s)", p,
-                          cl__error_name(err));
+            services->log(OCL_BACKEND_NAME, XGPU_LOG_DEBUG, "platform %u: no devices (%s)", p,
+                          ocl__error_name(err));
             continue;
         }
         cl_device_id *devs = realloc(st->devices, (st->count + ndev) * sizeof *devs);
@@ -119,8 +119,8 @@ static xgpu_status cl_probe(const xgpu_core_services *services, void **state, ch
     return XGPU_SUCCESS;
 }
 
-static void cl_shutdown(void *state) {
-    cl_state *st = state;
+static void ocl_shutdown(void *state) {
+    ocl_state *st = state;
     if (st) {
         free(st->devices);
         free(st->platforms);
@@ -128,49 +128,49 @@ static void cl_shutdown(void *state) {
     }
 }
 
-static uint32_t cl_device_count(void *state) {
-    return ((cl_state *)state)->count;
+static uint32_t ocl_device_count(void *state) {
+    return ((ocl_state *)state)->count;
 }
 
-static xgpu_status cl_get_device_info(void *state, uint32_t index, xgpu_device_info *info) {
-    cl_state *st = state;
-    return cl__device_info(st->devices[index], st->platforms[index], info);
+static xgpu_status ocl_get_device_info(void *state, uint32_t index, xgpu_device_info *info) {
+    ocl_state *st = state;
+    return ocl__device_info(st->devices[index], st->platforms[index], info);
 }
 
-static const xgpu_backend_ops cl_ops = {
+static const xgpu_backend_ops ocl_ops = {
     .size = sizeof(xgpu_backend_ops),
     .abi_version = 1,
-    .name = CL_BACKEND_NAME,
+    .name = OCL_BACKEND_NAME,
     .dialect = XGPU_DIALECT_OPENCL,
-    .probe = cl_probe,
-    .shutdown = cl_shutdown,
-    .device_count = cl_device_count,
-    .device_info = cl_get_device_info,
-    .context_create = cl__context_create,
-    .context_release = cl__context_release,
-    .queue_create = cl__queue_create,
-    .queue_release = cl__queue_release,
-    .queue_finish = cl__queue_finish,
-    .buffer_create = cl__buffer_create,
-    .buffer_release = cl__buffer_release,
-    .buffer_write = cl__buffer_write,
-    .buffer_read = cl__buffer_read,
-    .buffer_copy = cl__buffer_copy,
-    .buffer_fill = cl__buffer_fill,
-    .host_alloc = cl__host_alloc,
-    .host_free = cl__host_free,
-    .buffer_native = cl__buffer_native,
-    .queue_native = cl__queue_native,
-    .program_build = cl__program_build,
-    .program_release = cl__program_release,
-    .kernel_create = cl__kernel_create,
-    .kernel_release = cl__kernel_release,
-    .launch = cl__launch,
-    .queue_record_event = cl__queue_record_event,
-    .event_wait = cl__event_wait,
-    .event_elapsed_ms = cl__event_elapsed_ms,
-    .event_release = cl__event_release,
-    .queue_wait_event = cl__queue_wait_event,
+    .probe = ocl_probe,
+    .shutdown = ocl_shutdown,
+    .device_count = ocl_device_count,
+    .device_info = ocl_get_device_info,
+    .context_create = ocl__context_create,
+    .context_release = ocl__context_release,
+    .queue_create = ocl__queue_create,
+    .queue_release = ocl__queue_release,
+    .queue_finish = ocl__queue_finish,
+    .buffer_create = ocl__buffer_create,
+    .buffer_release = ocl__buffer_release,
+    .buffer_write = ocl__buffer_write,
+    .buffer_read = ocl__buffer_read,
+    .buffer_copy = ocl__buffer_copy,
+    .buffer_fill = ocl__buffer_fill,
+    .host_alloc = ocl__host_alloc,
+    .host_free = ocl__host_free,
+    .buffer_native = ocl__buffer_native,
+    .queue_native = ocl__queue_native,
+    .program_build = ocl__program_build,
+    .program_release = ocl__program_release,
+    .kernel_create = ocl__kernel_create,
+    .kernel_release = ocl__kernel_release,
+    .launch = ocl__launch,
+    .queue_record_event = ocl__queue_record_event,
+    .event_wait = ocl__event_wait,
+    .event_elapsed_ms = ocl__event_elapsed_ms,
+    .event_release = ocl__event_release,
+    .queue_wait_event = ocl__queue_wait_event,
 };
 
-XGPU_BACKEND_EXPORT(cl_ops)
+XGPU_BACKEND_EXPORT(ocl_ops)

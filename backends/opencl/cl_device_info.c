@@ -125,7 +125,7 @@ static void fill_arch(cl_device_id dev, const char *exts, xgpu_device_info *info
     }
 }
 
-xgpu_status cl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info) {
+xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info) {
     get_string(dev, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
     get_string(dev, CL_DEVICE_NAME, info->name, sizeof info->name);
     get_string(dev, CL_DEVICE_VERSION, info->device_version, sizeof info->device_version);
@@ -170,8 +170,8 @@ xgpu_status cl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_devi
         free(exts);
         exts = calloc(1, 1);
         if (!exts) {
-            return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
-                                       "device info: malloc failed");
+            return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                        "device info: malloc failed");
         }
     }
     info->fp64 = has_extension(exts, "cl_khr_fp64");

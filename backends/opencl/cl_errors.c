@@ -7,7 +7,7 @@
 static const struct {
     cl_int code;
     const char *name;
-} cl_error_names[] = {
+} ocl_error_names[] = {
     {0, "CL_SUCCESS"},
     {-1, "CL_DEVICE_NOT_FOUND"},
     {-2, "CL_DEVICE_NOT_AVAILABLE"},
@@ -74,10 +74,10 @@ static const struct {
     {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
 };
 
-const char *cl__error_name(cl_int err) {
-    for (size_t i = 0; i < sizeof cl_error_names / sizeof cl_error_names[0]; i++) {
-        if (cl_error_names[i].code == err) {
-            return cl_error_names[i].name;
+const char *ocl__error_name(cl_int err) {
+    for (size_t i = 0; i < sizeof ocl_error_names / sizeof ocl_error_names[0]; i++) {
+        if (ocl_error_names[i].code == err) {
+            return ocl_error_names[i].name;
         }
     }
     return "CL_UNKNOWN_ERROR";
@@ -120,8 +120,9 @@ static xgpu_status status_of(cl_int err) {
     }
 }
 
-xgpu_status cl__fail(cl_int err, const char *call, const char *detail) {
-    const char *name = cl__error_name(err);
-    return cl__services->error(CL_BACKEND_NAME, status_of(err), err, name, "%s failed: %s (%d)%s%s",
-                               call, name, (int)err, detail ? ": " : "", detail ? detail : "");
+xgpu_status ocl__fail(cl_int err, const char *call, const char *detail) {
+    const char *name = ocl__error_name(err);
+    return ocl__services->error(OCL_BACKEND_NAME, status_of(err), err, name,
+                                "%s failed: %s (%d)%s%s", call, name, (int)err, detail ? ": " : "",
+                                detail ? detail : "");
 }

@@ -7,74 +7,74 @@
 #include <CL/cl.h>
 #include <pthread.h>
 
-#define CL_BACKEND_NAME "opencl"
+#define OCL_BACKEND_NAME "opencl"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
 #endif
 
-typedef struct cl_state {
+typedef struct ocl_state {
     cl_device_id *devices;
     cl_platform_id *platforms; /* platform of each device */
     uint32_t count;
-} cl_state;
+} ocl_state;
 
-typedef struct cl_ctx {
+typedef struct ocl_ctx {
     cl_context context;
     cl_device_id device;
     cl_command_queue internal; /* maps pinned host memory */
-} cl_ctx;
+} ocl_ctx;
 
-typedef struct cl_kern {
+typedef struct ocl_kern {
     cl_kernel kernel;
     xgpu_arg_kind *arg_kinds; /* from the compiler's argument info; NULL when unknown */
     /* clSetKernelArg + enqueue must not interleave between threads. */
     pthread_mutex_t lock;
-} cl_kern;
+} ocl_kern;
 
-extern const xgpu_core_services *cl__services;
+extern const xgpu_core_services *ocl__services;
 
 /* "CL_OUT_OF_RESOURCES"; "CL_UNKNOWN_ERROR" when not in the table. */
-const char *cl__error_name(cl_int err);
+const char *ocl__error_name(cl_int err);
 /* Records a failed OpenCL call and returns the matching xgpu status. */
-xgpu_status cl__fail(cl_int err, const char *call, const char *detail);
+xgpu_status ocl__fail(cl_int err, const char *call, const char *detail);
 
-xgpu_status cl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info);
+xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info);
 
 /* cl_memory.c */
-xgpu_status cl__context_create(void *state, uint32_t index, void **context);
-void cl__context_release(void *context);
-xgpu_status cl__queue_create(void *context, void **queue);
-void cl__queue_release(void *queue);
-xgpu_status cl__queue_finish(void *queue);
-xgpu_status cl__buffer_create(void *context, size_t size, void **buffer);
-void cl__buffer_release(void *buffer);
-xgpu_status cl__buffer_native(void *buffer, void **native);
-xgpu_status cl__queue_native(void *queue, void **native);
-xgpu_status cl__buffer_write(void *queue, void *buffer, size_t offset, const void *src, size_t size,
+xgpu_status ocl__context_create(void *state, uint32_t index, void **context);
+void ocl__context_release(void *context);
+xgpu_status ocl__queue_create(void *context, void **queue);
+void ocl__queue_release(void *queue);
+xgpu_status ocl__queue_finish(void *queue);
+xgpu_status ocl__buffer_create(void *context, size_t size, void **buffer);
+void ocl__buffer_release(void *buffer);
+xgpu_status ocl__buffer_native(void *buffer, void **native);
+xgpu_status ocl__queue_native(void *queue, void **native);
+xgpu_status ocl__buffer_write(void *queue, void *buffer, size_t offset, const void *src,
+                              size_t size, bool blocking, void **event);
+xgpu_status ocl__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
                              bool blocking, void **event);
-xgpu_status cl__buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
-                            bool blocking, void **event);
-xgpu_status cl__buffer_copy(void *queue, void *src, size_t src_offset, void *dst, size_t dst_offset,
-                            size_t size, void **event);
-xgpu_status cl__buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
-                            const void *pattern, size_t pattern_size, void **event);
-xgpu_status cl__host_alloc(void *context, size_t size, void **handle, void **ptr);
-void cl__host_free(void *context, void *handle);
-xgpu_status cl__queue_record_event(void *queue, void **event);
-xgpu_status cl__queue_wait_event(void *queue, void *event);
-xgpu_status cl__event_wait(void *event);
-xgpu_status cl__event_elapsed_ms(void *start, void *end, double *ms);
-void cl__event_release(void *event);
+xgpu_status ocl__buffer_copy(void *queue, void *src, size_t src_offset, void *dst,
+                             size_t dst_offset, size_t size, void **event);
+xgpu_status ocl__buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size, void **event);
+xgpu_status ocl__host_alloc(void *context, size_t size, void **handle, void **ptr);
+void ocl__host_free(void *context, void *handle);
+xgpu_status ocl__queue_record_event(void *queue, void **event);
+xgpu_status ocl__queue_wait_event(void *queue, void *event);
+xgpu_status ocl__event_wait(void *event);
+xgpu_status ocl__event_elapsed_ms(void *start, void *end, double *ms);
+void ocl__event_release(void *event);
 
 /* cl_program.c */
-xgpu_status cl__program_build(void *context, const char *source, const char *options,
-                              void **program, char **log);
-void cl__program_release(void *program);
-xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
-                              xgpu_kernel_props *props);
-void cl__kernel_release(void *kernel);
-xgpu_status cl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
-                       const xgpu_backend_arg *args, void **event);
+xgpu_status ocl__program_build(void *context, const char *source, const char *options,
+                               void **program, char **log);
+void ocl__program_release(void *program);
+xgpu_status ocl__kernel_create(void *program, const char *name, void **kernel,
+                               xgpu_kernel_props *props);
+void ocl__kernel_release(void *kernel);
+xgpu_status ocl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                        const xgpu_backend_arg *args, void **event);
 
 #endif

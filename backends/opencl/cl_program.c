@@ -30,13 +30,13 @@ static char *build_log(cl_program prog, cl_device_id dev) {
     return log;
 }
 
-xgpu_status cl__program_build(void *context, const char *source, const char *options,
-                              void **program, char **log) {
-    cl_ctx *c = context;
+xgpu_status ocl__program_build(void *context, const char *source, const char *options,
+                               void **program, char **log) {
+    ocl_ctx *c = context;
     cl_int err;
     cl_program prog = clCreateProgramWithSource(c->context, 1, &source, NULL, &err);
     if (err != CL_SUCCESS) {
-        return cl__fail(err, "clCreateProgramWithSource", NULL);
+        return ocl__fail(err, "clCreateProgramWithSource", NULL);
     }
     /* Argument info lets kernel_create tell buffers, scalars and local
      * memory apart, for kernels whose signature the core cannot read. */
@@ -44,8 +44,8 @@ xgpu_status cl__program_build(void *context, const char *source, const char *opt
     char *opts = malloc(n);
     if (!opts) {
         clReleaseProgram(prog);
-        return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
-                                   "program: malloc failed");
+        return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                    "program: malloc failed");
     }
     snprintf(opts, n, "%s -cl-kernel-arg-info", options);
     err = clBuildProgram(prog, 1, &c->device, opts, NULL, NULL);
@@ -53,34 +53,34 @@ xgpu_status cl__program_build(void *context, const char *source, const char *opt
     *log = build_log(prog, c->device);
     if (err != CL_SUCCESS) {
         clReleaseProgram(prog);
-        return cl__fail(err, "clBuildProgram", err == CL_INVALID_BUILD_OPTIONS ? options : NULL);
+        return ocl__fail(err, "clBuildProgram", err == CL_INVALID_BUILD_OPTIONS ? options : NULL);
     }
     *program = prog;
     return XGPU_SUCCESS;
 }
 
-void cl__program_release(void *program) {
+void ocl__program_release(void *program) {
     clReleaseProgram(program);
 }
 
-xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
-                              xgpu_kernel_props *props) {
-    cl_kern *k = calloc(1, sizeof *k);
+xgpu_status ocl__kernel_create(void *program, const char *name, void **kernel,
+                               xgpu_kernel_props *props) {
+    ocl_kern *k = calloc(1, sizeof *k);
     if (!k) {
-        return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
-                                   "kernel: malloc failed");
+        return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                    "kernel: malloc failed");
     }
     cl_int err;
     k->kernel = clCreateKernel(program, name, &err);
     if (err != CL_SUCCESS) {
         free(k);
         if (err == CL_INVALID_KERNEL_NAME) {
-            return cl__services->error(CL_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, err,
-                                       cl__error_name(err),
-                                       "no kernel named '%s' in the program (clCreateKernel: %s)",
-                                       name, cl__error_name(err));
+            return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_KERNEL_NOT_FOUND, err,
+                                        ocl__error_name(err),
+                                        "no kernel named '%s' in the program (clCreateKernel: %s)",
+                                        name, ocl__error_name(err));
         }
-        return cl__fail(err, "clCreateKernel", name);
+        return ocl__fail(err, "clCreateKernel", name);
     }
     cl_device_id dev = NULL;
     cl_context ctx = NULL;
@@ -118,8 +118,8 @@ xgpu_status cl__kernel_create(void *program, const char *name, void **kernel,
     return XGPU_SUCCESS;
 }
 
-void cl__kernel_release(void *kernel) {
-    cl_kern *k = kernel;
+void ocl__kernel_release(void *kernel) {
+    ocl_kern *k = kernel;
     clReleaseKernel(k->kernel);
     free(k->arg_kinds);
     pthread_mutex_destroy(&k->lock);
@@ -154,9 +154,9 @@ static cl_int set_args(cl_kernel kernel, size_t count, const xgpu_backend_arg *a
     return CL_SUCCESS;
 }
 
-xgpu_status cl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
-                       const xgpu_backend_arg *args, void **event) {
-    cl_kern *k = kernel;
+xgpu_status ocl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
+                        const xgpu_backend_arg *args, void **event) {
+    ocl_kern *k = kernel;
     size_t global[3], local[3];
     for (uint32_t d = 0; d < range->dims; d++) {
         global[d] = range->groups[d] * range->group_size[d];
@@ -169,10 +169,10 @@ xgpu_status cl__launch(void *queue, void *kernel, const xgpu_range *range, size_
         pthread_mutex_unlock(&k->lock);
         char detail[48];
         snprintf(detail, sizeof detail, "argument %zu", failed);
-        return cl__fail(err, "clSetKernelArg", detail);
+        return ocl__fail(err, "clSetKernelArg", detail);
     }
     err = clEnqueueNDRangeKernel(queue, k->kernel, range->dims, NULL, global, local, 0, NULL,
                                  event ? (cl_event *)event : NULL);
     pthread_mutex_unlock(&k->lock);
-    return err == CL_SUCCESS ? XGPU_SUCCESS : cl__fail(err, "clEnqueueNDRangeKernel", NULL);
+    return err == CL_SUCCESS ? XGPU_SUCCESS : ocl__fail(err, "clEnqueueNDRangeKernel", NULL);
 }
