@@ -38,7 +38,7 @@ xgpu_status xgpu__rt_oom(const xgpu_rt_ctx *ctx, const char *what) {
 xgpu_status xgpu__rt_queue_create(void *context, void **queue) {
     xgpu_rt_ctx *c = context;
     xgpu_status st = xgpu__rt_make_current(c);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     rt_queue *q = calloc(1, sizeof *q);
@@ -47,7 +47,7 @@ xgpu_status xgpu__rt_queue_create(void *context, void **queue) {
     }
     q->ctx = c;
     st = c->vendor->stream_create(c->api, &q->stream);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(q);
         return st;
     }
@@ -66,7 +66,7 @@ void xgpu__rt_queue_release(void *queue) {
 xgpu_status xgpu__rt_queue_finish(void *queue) {
     rt_queue *q = queue;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    return st ? st : q->ctx->vendor->stream_sync(q->ctx->api, q->stream);
+    return st != XGPU_SUCCESS ? st : q->ctx->vendor->stream_sync(q->ctx->api, q->stream);
 }
 
 xgpu_status xgpu__rt_queue_native(void *queue, void **native) {
@@ -83,7 +83,7 @@ static xgpu_status event_create(xgpu_rt_ctx *c, rt_event **out) {
     }
     e->ctx = c;
     xgpu_status st = c->vendor->event_create(c->api, &e->event);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(e);
         return st;
     }
@@ -98,11 +98,11 @@ static xgpu_status finish_op(rt_queue *q, bool blocking, void **event) {
     if (event) {
         rt_event *e = NULL;
         xgpu_status st = event_create(q->ctx, &e);
-        if (st) {
+        if (st != XGPU_SUCCESS) {
             return st;
         }
         st = v->event_record(q->ctx->api, e->event, q->stream);
-        if (st) {
+        if (st != XGPU_SUCCESS) {
             v->event_destroy(q->ctx->api, e->event);
             free(e);
             return st;
@@ -115,30 +115,31 @@ static xgpu_status finish_op(rt_queue *q, bool blocking, void **event) {
 xgpu_status xgpu__rt_queue_record_event(void *queue, void **event) {
     rt_queue *q = queue;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    return st ? st : finish_op(q, false, event);
+    return st != XGPU_SUCCESS ? st : finish_op(q, false, event);
 }
 
 xgpu_status xgpu__rt_event_wait(void *event) {
     rt_event *e = event;
     xgpu_status st = xgpu__rt_make_current(e->ctx);
-    return st ? st : e->ctx->vendor->event_sync(e->ctx->api, e->event);
+    return st != XGPU_SUCCESS ? st : e->ctx->vendor->event_sync(e->ctx->api, e->event);
 }
 
 xgpu_status xgpu__rt_queue_wait_event(void *queue, void *event) {
     rt_queue *q = queue;
     rt_event *e = event;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    return st ? st : q->ctx->vendor->stream_wait_event(q->ctx->api, q->stream, e->event);
+    return st != XGPU_SUCCESS ? st
+                              : q->ctx->vendor->stream_wait_event(q->ctx->api, q->stream, e->event);
 }
 
 xgpu_status xgpu__rt_event_elapsed_ms(void *start, void *end, double *ms) {
     rt_event *a = start, *b = end;
     xgpu_status st = xgpu__rt_make_current(a->ctx);
     float t = 0;
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = a->ctx->vendor->event_elapsed(a->ctx->api, a->event, b->event, &t);
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         *ms = t;
     }
     return st;
@@ -157,7 +158,7 @@ void xgpu__rt_event_release(void *event) {
 xgpu_status xgpu__rt_buffer_create(void *context, size_t size, void **buffer) {
     xgpu_rt_ctx *c = context;
     xgpu_status st = xgpu__rt_make_current(c);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     rt_buffer *b = calloc(1, sizeof *b);
@@ -166,7 +167,7 @@ xgpu_status xgpu__rt_buffer_create(void *context, size_t size, void **buffer) {
     }
     b->ctx = c;
     st = c->vendor->mem_alloc(c->api, size, &b->ptr);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(b);
         return st;
     }
@@ -192,10 +193,10 @@ xgpu_status xgpu__rt_buffer_write(void *queue, void *buffer, size_t offset, cons
     rt_queue *q = queue;
     rt_buffer *b = buffer;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = q->ctx->vendor->copy_htod(q->ctx->api, b->ptr + offset, src, size, q->stream);
     }
-    return st ? st : finish_op(q, blocking, event);
+    return st != XGPU_SUCCESS ? st : finish_op(q, blocking, event);
 }
 
 xgpu_status xgpu__rt_buffer_read(void *queue, void *buffer, size_t offset, void *dst, size_t size,
@@ -203,21 +204,21 @@ xgpu_status xgpu__rt_buffer_read(void *queue, void *buffer, size_t offset, void 
     rt_queue *q = queue;
     rt_buffer *b = buffer;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = q->ctx->vendor->copy_dtoh(q->ctx->api, dst, b->ptr + offset, size, q->stream);
     }
-    return st ? st : finish_op(q, blocking, event);
+    return st != XGPU_SUCCESS ? st : finish_op(q, blocking, event);
 }
 
 xgpu_status xgpu__rt_buffer_copy(void *queue, void *src, size_t src_offset, void *dst,
                                  size_t dst_offset, size_t size, void **event) {
     rt_queue *q = queue;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = q->ctx->vendor->copy_dtod(q->ctx->api, ((rt_buffer *)dst)->ptr + dst_offset,
                                        ((rt_buffer *)src)->ptr + src_offset, size, q->stream);
     }
-    return st ? st : finish_op(q, false, event);
+    return st != XGPU_SUCCESS ? st : finish_op(q, false, event);
 }
 
 /* A pattern that is one 4-byte word repeated fills as 32-bit words. */
@@ -247,21 +248,21 @@ xgpu_status xgpu__rt_buffer_fill(void *queue, void *buffer, size_t offset, size_
         return XGPU_ERROR_UNSUPPORTED;
     }
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = q->ctx->vendor->memset(q->ctx->api, b->ptr + offset, value, width, size / width,
                                     q->stream);
     }
-    return st ? st : finish_op(q, false, event);
+    return st != XGPU_SUCCESS ? st : finish_op(q, false, event);
 }
 
 xgpu_status xgpu__rt_host_alloc(void *context, size_t size, void **handle, void **ptr) {
     xgpu_rt_ctx *c = context;
     xgpu_status st = xgpu__rt_make_current(c);
     void *p = NULL;
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = c->vendor->host_alloc(c->api, size, &p);
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         *handle = p;
         *ptr = p;
     }
@@ -285,10 +286,10 @@ xgpu_status xgpu__rt_program_load(xgpu_rt_ctx *ctx, const void *image, size_t si
     }
     p->ctx = ctx;
     xgpu_status st = xgpu__rt_make_current(ctx);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = ctx->vendor->module_load(ctx->api, image, &p->module);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(p);
         return st;
     }
@@ -308,7 +309,7 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
                                    xgpu_kernel_props *props) {
     xgpu_rt_program *p = program;
     xgpu_status st = xgpu__rt_make_current(p->ctx);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_rt_kernel *k = calloc(1, size);
@@ -317,7 +318,7 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
     }
     k->ctx = p->ctx;
     st = p->ctx->vendor->get_function(p->ctx->api, p->module, name, &k->function);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(k);
         return st;
     }
@@ -332,7 +333,7 @@ xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, 
     rt_queue *q = queue;
     xgpu_rt_kernel *k = kernel;
     xgpu_status st = xgpu__rt_make_current(q->ctx);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     /* Kernel parameters are pointers to the values: device pointers and
@@ -373,7 +374,7 @@ xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, 
     if (k->prepare_launch) {
         st = k->prepare_launch(k, shared);
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         unsigned grid[3], block[3];
         for (uint32_t d = 0; d < 3; d++) {
             grid[d] = d < range->dims ? (unsigned)range->groups[d] : 1;
@@ -382,7 +383,7 @@ xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, 
         st = q->ctx->vendor->launch(q->ctx->api, k->function, grid, block, (unsigned)shared,
                                     q->stream, params);
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = finish_op(q, false, event);
     }
     if (params != small_params) {

@@ -78,12 +78,12 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
     cu_ctx *c = context;
     const cu_nvrtc *n = NULL;
     xgpu_status st = nvrtc_get(c->state, &n);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     cu_binary bin;
     st = cu__compile(n, source, options, c->sm, &bin, log);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_rt_program *p = calloc(1, sizeof *p);
@@ -93,7 +93,7 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
     }
     p->ctx = &c->rt;
     st = xgpu__rt_make_current(&c->rt);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         /* Not the shared layer's module_load: with the Ex form, a PTX JIT
          * failure comes with the driver's log, and a version mismatch is
          * explained with NVRTC's and the driver's versions. */
@@ -112,7 +112,7 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
         st = r == CUDA_SUCCESS ? XGPU_SUCCESS : load_failed(c, n, &bin, r, jit_log);
     }
     free(bin.data);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         free(p);
         return st;
     }
@@ -151,7 +151,7 @@ xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,
                               xgpu_kernel_props *props) {
     void *k = NULL;
     xgpu_status st = xgpu__rt_kernel_create(program, name, sizeof(cu_kernel), &k, props);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     cu_kernel *ck = k;

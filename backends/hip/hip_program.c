@@ -33,13 +33,13 @@ xgpu_status hip__program_build(void *context, const char *source, const char *op
     hip_ctx *c = context;
     const hip_rtc *rtc = NULL;
     xgpu_status st = rtc_get(c->state, &rtc);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     char *code = NULL;
     size_t code_size = 0;
     st = hip__compile(rtc, source, options, c->state->arch[c->device], &code, &code_size, log);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     st = xgpu__rt_program_load(&c->rt, code, sizeof(xgpu_rt_program), program);

@@ -144,7 +144,7 @@ static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buff
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     XGPU__CHECK_OR_RETURN(buf, XGPU__MAGIC_BUFFER, func, "buffer");
     xgpu_status st = check_same_context(func, queue, buf, "buffer");
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     if (!host) {
@@ -157,25 +157,25 @@ static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buff
 xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
                               const void *src, size_t size, bool blocking, xgpu_event **event) {
     xgpu_status st = check_transfer(__func__, queue, dst, dst_offset, src, size, event);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
     st = queue->context->ops->buffer_write(queue->handle, dst->handle, dst_offset, src, size,
                                            blocking, event ? &ev : NULL);
-    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
 xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset, void *dst,
                              size_t size, bool blocking, xgpu_event **event) {
     xgpu_status st = check_transfer(__func__, queue, src, src_offset, dst, size, event);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
     st = queue->context->ops->buffer_read(queue->handle, src->handle, src_offset, dst, size,
                                           blocking, event ? &ev : NULL);
-    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
 xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
@@ -188,16 +188,16 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     XGPU__CHECK_OR_RETURN(src, XGPU__MAGIC_BUFFER, func, "src");
     XGPU__CHECK_OR_RETURN(dst, XGPU__MAGIC_BUFFER, func, "dst");
     xgpu_status st = check_same_context(func, queue, src, "src");
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = check_same_context(func, queue, dst, "dst");
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = check_range(func, "src", src, src_offset, size);
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = check_range(func, "dst", dst, dst_offset, size);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size) {
@@ -208,7 +208,7 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     void *ev = NULL;
     st = queue->context->ops->buffer_copy(queue->handle, src->handle, src_offset, dst->handle,
                                           dst_offset, size, event ? &ev : NULL);
-    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
 xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void *buffer,
@@ -249,7 +249,7 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
     xgpu_status st = check_same_context(func, queue, buffer, "buffer");
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     if (!pattern) {
@@ -266,7 +266,7 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
                            func, offset, size, pattern_size);
     }
     st = check_range(func, "buffer", buffer, offset, size);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
@@ -280,5 +280,5 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
         st = xgpu__fill_by_copies(ops, queue->handle, buffer->handle, offset, size, pattern,
                                   pattern_size, event ? &ev : NULL);
     }
-    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }

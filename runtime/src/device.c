@@ -285,7 +285,7 @@ xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_by
 xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                  size_t info_size) {
     xgpu_status st = xgpu__handle_check(device, XGPU__MAGIC_DEVICE, __func__, "device");
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     return copy_sized(info, info_size, &device->info, sizeof device->info, __func__);

@@ -36,7 +36,7 @@ xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **event) {
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     void *ev = NULL;
     xgpu_status st = queue->context->ops->queue_record_event(queue->handle, &ev);
-    return st ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
 xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event) {
@@ -70,10 +70,10 @@ xgpu_status xgpu_event_elapsed_ms(xgpu_event *start, xgpu_event *end, double *ms
     }
     const xgpu_backend_ops *ops = start->context->ops;
     xgpu_status st = ops->event_wait(start->handle);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = ops->event_wait(end->handle);
     }
-    return st ? st : ops->event_elapsed_ms(start->handle, end->handle, ms);
+    return st != XGPU_SUCCESS ? st : ops->event_elapsed_ms(start->handle, end->handle, ms);
 }
 
 xgpu_status xgpu_event_release(xgpu_event *event) {

@@ -104,7 +104,7 @@ static xgpu_status check_arg(const xgpu_kernel *k, uint32_t i, const xgpu_arg *a
     switch (a->kind) {
     case XGPU_ARG_BUFFER: {
         xgpu_status st = xgpu__handle_check(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
-        if (st) {
+        if (st != XGPU_SUCCESS) {
             /* The handle check's message is rewritten here: copy it first,
              * it lives in the buffer the new message is formatted into. */
             char why[256];
@@ -213,7 +213,7 @@ static xgpu_status check_args(const xgpu_kernel *k, size_t count, const xgpu_arg
     uint64_t local_total = k->props.static_local_bytes;
     for (size_t i = 0; i < count; i++) {
         xgpu_status st = check_arg(k, (uint32_t)i, &args[i]);
-        if (st) {
+        if (st != XGPU_SUCCESS) {
             return st;
         }
         if (args[i].kind == XGPU_ARG_LOCAL) {
@@ -250,10 +250,10 @@ xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range
                            kernel->name);
     }
     xgpu_status st = check_range(kernel, range);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = check_args(kernel, arg_count, args);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_backend_arg small[16];
@@ -273,5 +273,5 @@ xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range
     if (bargs != small) {
         free(bargs);
     }
-    return st ? st : xgpu__event_wrap(ctx, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(ctx, ev, event);
 }

@@ -136,7 +136,7 @@ xgpu_status xgpu__queue_scratch(xgpu_queue *queue, size_t size, xgpu_buffer **bu
      * of a buffer in use. Wait anyway so no backend needs to. */
     if (queue->scratch) {
         xgpu_status st = xgpu_queue_finish(queue);
-        if (st) {
+        if (st != XGPU_SUCCESS) {
             return st;
         }
         xgpu_buffer_release(queue->scratch);

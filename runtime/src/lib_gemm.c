@@ -281,14 +281,14 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     xgpu_status st = XGPU_SUCCESS;
     if (K > 0) {
         st = check_matrix(queue, col ? "b" : "a", A, ar, ac, elem);
-        if (!st) {
+        if (st == XGPU_SUCCESS) {
             st = check_matrix(queue, col ? "a" : "b", B, br, bc, elem);
         }
     }
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = check_matrix(queue, "c", &d->c, M, N, elem);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     stored sc = {&d->c, M, N};
@@ -302,18 +302,18 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
         st = check_params(&p, info, storage_size(d->dtype), func);
     } else {
         st = xgpu_gemm_default_params(queue->context->device, d->dtype, &p);
-        if (!st) { /* the fallback for small devices may not fit either */
+        if (st == XGPU_SUCCESS) { /* the fallback for small devices may not fit either */
             st = check_params(&p, info, storage_size(d->dtype), func);
         }
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     char options[256];
     xgpu__gemm_options(d->dtype, &p, options, sizeof options);
     xgpu_kernel *kernel = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, __func__, &kernel);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     /* alpha == 0: C = beta * C, and A and B are not read (as reference

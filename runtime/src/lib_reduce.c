@@ -139,10 +139,10 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
                            rsize);
     }
     xgpu_status st = xgpu__lib_check_buffer(func, "in", queue, in, offset * elem, n * elem);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = xgpu__lib_check_buffer(func, "out", queue, out, out_offset * rsize, rsize);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     if (n == 0) {
@@ -158,17 +158,17 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, __func__, &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */
     xgpu_buffer *scratch = NULL;
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = xgpu__queue_scratch(queue, groups * 16, &scratch);
     }
     if (!st && !queue->counter) {
         const uint32_t zero = 0;
         st = xgpu_buffer_create(queue->context, sizeof zero, &queue->counter);
-        if (!st) {
+        if (st == XGPU_SUCCESS) {
             st = xgpu_buffer_write(queue, queue->counter, 0, &zero, sizeof zero, true, NULL);
         }
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     size_t acc_size = op == XGPU_REDUCE_SUM && dtype == XGPU_I32 ? 8 : elem;

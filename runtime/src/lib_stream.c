@@ -62,7 +62,7 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     if (!st && op == XGPU_STREAM_DOT) {
         st = xgpu__lib_check_buffer(func, "out", queue, out, 0, elem);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     size_t group = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
@@ -74,7 +74,7 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     xgpu__stream_options(dtype, info->type == XGPU_DEVICE_TYPE_CPU, group, options, sizeof options);
     xgpu_kernel *k = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, kernel_names[op], &k);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_arg s = dtype == XGPU_F64 ? xgpu_arg_f64(scalar) : xgpu_arg_f32((float)scalar);
@@ -104,15 +104,15 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     xgpu_buffer *scratch = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, "xgpu_stream_dot_final",
                           &final);
-    if (!st) {
+    if (st == XGPU_SUCCESS) {
         st = xgpu__queue_scratch(queue, groups * elem, &scratch);
     }
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(scratch), nn};
     st = xgpu_launch(queue, k, &range, 4, args, NULL);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu_arg fargs[] = {xgpu_arg_buffer(scratch), xgpu_arg_u32((uint32_t)groups),

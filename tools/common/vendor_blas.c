@@ -153,7 +153,7 @@ int vb_sgemm(xgpu_queue *queue, const char *backend, size_t m, size_t n, size_t 
         return -1;
     }
     int st = call(state, qn, an, bn, cn, m, n, k);
-    if (st) {
+    if (st != XGPU_SUCCESS) {
         snprintf(reason, reason_size, "failed: %s sgemm status %d", impl, st);
         return -1;
     }
