@@ -236,15 +236,35 @@ static bool overlap(stored x, stored y) {
     return false;
 }
 
-xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **event) {
-    if (event) {
-        *event = NULL;
-    }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    if (!d) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: desc is NULL", func);
-    }
-    const xgpu_device_info *info = &queue->context->device->info;
+/* The problem in canonical row-major form: M x N = op(A) M x K times
+ * op(B) K x N (a column-major call swaps A and B), with the stored shapes
+ * of A (ar x ac) and B (br x bc). */
+typedef struct gemm_problem {
+    size_t M, N, K;
+    const xgpu_matrix *A, *B;
+    bool ta, tb;
+    size_t ar, ac, br, bc;
+} gemm_problem;
+
+static gemm_problem canonical(const xgpu_gemm_desc *d) {
+    gemm_problem g;
+    bool col = d->layout == XGPU_COL_MAJOR;
+    g.M = col ? d->n : d->m;
+    g.N = col ? d->m : d->n;
+    g.K = d->k;
+    g.A = col ? &d->b : &d->a;
+    g.B = col ? &d->a : &d->b;
+    g.ta = (col ? d->trans_b : d->trans_a) == XGPU_TRANS;
+    g.tb = (col ? d->trans_a : d->trans_b) == XGPU_TRANS;
+    g.ar = g.ta ? g.K : g.M;
+    g.ac = g.ta ? g.M : g.K;
+    g.br = g.tb ? g.N : g.K;
+    g.bc = g.tb ? g.K : g.N;
+    return g;
+}
+
+/* The descriptor's own fields: dtype, enums, 32-bit dimensions. */
+static xgpu_status check_desc(const xgpu_device_info *info, const xgpu_gemm_desc *d) {
     if (d->dtype != XGPU_F32 && d->dtype != XGPU_F64 && d->dtype != XGPU_F16) {
         return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
                            "%s: dtype %s: GEMM takes f32, f64 or f16", func,
@@ -266,66 +286,74 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
                            "%s: %zu x %zu x %zu: dimensions must fit 32 bits", func, d->m, d->n,
                            d->k);
     }
-    if (d->m == 0 || d->n == 0) {
-        return XGPU_SUCCESS; /* nothing to compute, as in BLAS */
-    }
-    /* Canonical row-major problem: M x N = op(A) M x K times op(B) K x N. */
+    return XGPU_SUCCESS;
+}
+
+/* The operands against their buffers, and C against A and B. */
+static xgpu_status check_operands(const xgpu_queue *queue, const xgpu_gemm_desc *d,
+                                  const gemm_problem *g) {
     bool col = d->layout == XGPU_COL_MAJOR;
-    size_t M = col ? d->n : d->m, N = col ? d->m : d->n, K = d->k;
-    const xgpu_matrix *A = col ? &d->b : &d->a, *B = col ? &d->a : &d->b;
-    bool ta = (col ? d->trans_b : d->trans_a) == XGPU_TRANS;
-    bool tb = (col ? d->trans_a : d->trans_b) == XGPU_TRANS;
     size_t elem = xgpu_dtype_size(d->dtype);
-    /* Stored shapes, row-major: A is M x K (K x M transposed), B K x N. */
-    size_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
     xgpu_status st = XGPU_SUCCESS;
-    if (K > 0) {
-        st = check_matrix(queue, col ? "b" : "a", A, ar, ac, elem);
+    if (g->K > 0) {
+        st = check_matrix(queue, col ? "b" : "a", g->A, g->ar, g->ac, elem);
         if (st == XGPU_SUCCESS) {
-            st = check_matrix(queue, col ? "a" : "b", B, br, bc, elem);
+            st = check_matrix(queue, col ? "a" : "b", g->B, g->br, g->bc, elem);
         }
     }
     if (st == XGPU_SUCCESS) {
-        st = check_matrix(queue, "c", &d->c, M, N, elem);
+        st = check_matrix(queue, "c", &d->c, g->M, g->N, elem);
     }
     if (st != XGPU_SUCCESS) {
         return st;
     }
-    stored sc = {&d->c, M, N};
-    if (K > 0 && (overlap(sc, (stored){A, ar, ac}) || overlap(sc, (stored){B, br, bc}))) {
+    stored sc = {&d->c, g->M, g->N};
+    if (g->K > 0 &&
+        (overlap(sc, (stored){g->A, g->ar, g->ac}) || overlap(sc, (stored){g->B, g->br, g->bc}))) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: C overlaps A or B in the same buffer", func);
     }
-    xgpu_gemm_params p;
+    return XGPU_SUCCESS;
+}
+
+/* The caller's parameters, or the device's defaults; either checked. */
+static xgpu_status choose_params(const xgpu_queue *queue, const xgpu_gemm_desc *d,
+                                 xgpu_gemm_params *p) {
+    const xgpu_device_info *info = &queue->context->device->info;
     if (d->params) {
-        p = *d->params;
-        st = check_params(&p, info, storage_size(d->dtype), func);
-    } else {
-        st = xgpu_gemm_default_params(queue->context->device, d->dtype, &p);
-        if (st == XGPU_SUCCESS) { /* the fallback for small devices may not fit either */
-            st = check_params(&p, info, storage_size(d->dtype), func);
-        }
+        *p = *d->params;
+        return check_params(p, info, storage_size(d->dtype), func);
     }
-    if (st != XGPU_SUCCESS) {
-        return st;
+    xgpu_status st = xgpu_gemm_default_params(queue->context->device, d->dtype, p);
+    if (st == XGPU_SUCCESS) { /* the fallback for small devices may not fit either */
+        st = check_params(p, info, storage_size(d->dtype), func);
     }
+    return st;
+}
+
+/* Enqueues the kernel for a checked problem. */
+static xgpu_status launch_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, const gemm_problem *g,
+                               const xgpu_gemm_params *p, xgpu_event **event) {
     char options[256];
-    xgpu__gemm_options(d->dtype, &p, options, sizeof options);
+    xgpu__gemm_options(d->dtype, p, options, sizeof options);
     xgpu_kernel *kernel = NULL;
-    st = xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, __func__, &kernel);
+    xgpu_status st =
+        xgpu__lib_kernel(queue->context, xgpu__kernel_gemm, options, "xgpu_gemm", &kernel);
     if (st != XGPU_SUCCESS) {
         return st;
     }
+    const xgpu_matrix *A = g->A, *B = g->B;
+    size_t M = g->M, N = g->N, K = g->K;
     /* alpha == 0: C = beta * C, and A and B are not read (as reference
      * BLAS), so a NaN in them cannot reach C. The kernel runs with k = 0. */
     size_t KR = d->alpha == 0.0 ? 0 : K;
     /* Vector loads need the operand's rows (in the load direction) to start
      * on vector boundaries: offset, leading dimension and length. */
-    uint32_t vw = vector_width(d->dtype, &p);
+    uint32_t vw = vector_width(d->dtype, p);
     bool vec_a =
-        vw > 1 && KR > 0 && A->offset % vw == 0 && A->ld % vw == 0 && (ta ? M : K) % vw == 0;
+        vw > 1 && KR > 0 && A->offset % vw == 0 && A->ld % vw == 0 && (g->ta ? M : K) % vw == 0;
     bool vec_b =
-        vw > 1 && KR > 0 && B->offset % vw == 0 && B->ld % vw == 0 && (tb ? K : N) % vw == 0;
+        vw > 1 && KR > 0 && B->offset % vw == 0 && B->ld % vw == 0 && (g->tb ? K : N) % vw == 0;
     bool f64 = d->dtype == XGPU_F64;
     xgpu_arg alpha = f64 ? xgpu_arg_f64(d->alpha) : xgpu_arg_f32((float)d->alpha);
     xgpu_arg beta = f64 ? xgpu_arg_f64(d->beta) : xgpu_arg_f32((float)d->beta);
@@ -345,12 +373,33 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
                        xgpu_arg_buffer(d->c.buffer),
                        xgpu_arg_u32((uint32_t)d->c.offset),
                        xgpu_arg_u32((uint32_t)d->c.ld),
-                       xgpu_arg_u32(ta),
-                       xgpu_arg_u32(tb),
+                       xgpu_arg_u32(g->ta),
+                       xgpu_arg_u32(g->tb),
                        xgpu_arg_u32(vec_a),
                        xgpu_arg_u32(vec_b)};
     xgpu_range range = {2,
-                        {(N + p.tile_n - 1) / p.tile_n, (M + p.tile_m - 1) / p.tile_m, 1},
-                        {p.tile_n / p.work_n, p.tile_m / p.work_m, 1}};
+                        {(N + p->tile_n - 1) / p->tile_n, (M + p->tile_m - 1) / p->tile_m, 1},
+                        {p->tile_n / p->work_n, p->tile_m / p->work_m, 1}};
     return xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args, event);
+}
+
+xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    if (!d) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: desc is NULL", func);
+    }
+    xgpu_status st = check_desc(&queue->context->device->info, d);
+    if (st != XGPU_SUCCESS || d->m == 0 || d->n == 0) {
+        return st; /* m or n == 0: nothing to compute, as in BLAS */
+    }
+    gemm_problem g = canonical(d);
+    st = check_operands(queue, d, &g);
+    xgpu_gemm_params p;
+    if (st == XGPU_SUCCESS) {
+        st = choose_params(queue, d, &p);
+    }
+    return st == XGPU_SUCCESS ? launch_gemm(queue, d, &g, &p, event) : st;
 }

@@ -155,7 +155,7 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
     char options[128];
     xgpu__reduce_options(op, dtype, shape.chunked, group, options, sizeof options);
     xgpu_kernel *kernel = NULL;
-    st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, __func__, &kernel);
+    st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce", &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */
     xgpu_buffer *scratch = NULL;
     if (st == XGPU_SUCCESS) {
