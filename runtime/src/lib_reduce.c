@@ -161,7 +161,7 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
     if (st == XGPU_SUCCESS) {
         st = xgpu__queue_scratch(queue, groups * 16, &scratch);
     }
-    if (!st && !queue->counter) {
+    if (st == XGPU_SUCCESS && !queue->counter) {
         const uint32_t zero = 0;
         st = xgpu_buffer_create(queue->context, sizeof zero, &queue->counter);
         if (st == XGPU_SUCCESS) {

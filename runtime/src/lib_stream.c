@@ -17,13 +17,10 @@ void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, s
              cpu ? " -DCHUNKED" : "");
 }
 
-xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
-                        xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n, xgpu_buffer *out,
-                        xgpu_event **event) {
-    if (event) {
-        *event = NULL;
-    }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+/* Operation, dtype and n, then every buffer the operation uses. */
+static xgpu_status check_stream(const xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype,
+                                const xgpu_buffer *a, const xgpu_buffer *b, const xgpu_buffer *c,
+                                size_t n, const xgpu_buffer *out) {
     if (op < XGPU_STREAM_COPY || op > XGPU_STREAM_DOT) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
                            "%s: op %d is not an xgpu_stream_op", func, (int)op);
@@ -53,23 +50,62 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     if (use_a) {
         st = xgpu__lib_check_buffer(func, "a", queue, a, 0, n * elem);
     }
-    if (!st && use_b) {
+    if (st == XGPU_SUCCESS && use_b) {
         st = xgpu__lib_check_buffer(func, "b", queue, b, 0, n * elem);
     }
-    if (!st && use_c) {
+    if (st == XGPU_SUCCESS && use_c) {
         st = xgpu__lib_check_buffer(func, "c", queue, c, 0, n * elem);
     }
-    if (!st && op == XGPU_STREAM_DOT) {
+    if (st == XGPU_SUCCESS && op == XGPU_STREAM_DOT) {
         st = xgpu__lib_check_buffer(func, "out", queue, out, 0, elem);
+    }
+    return st;
+}
+
+/* The dot product: partial sums per group into the queue's scratch, then
+ * one group adds them into out. */
+static xgpu_status launch_dot(xgpu_queue *queue, xgpu_kernel *partial, const char *options,
+                              xgpu_dtype dtype, xgpu_buffer *a, xgpu_buffer *b, size_t n,
+                              xgpu_buffer *out, const xgpu_range *range, xgpu_event **event) {
+    size_t groups = range->groups[0], group = range->group_size[0];
+    xgpu_kernel *final = NULL;
+    xgpu_buffer *scratch = NULL;
+    xgpu_status st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options,
+                                      "xgpu_stream_dot_final", &final);
+    if (st == XGPU_SUCCESS) {
+        st = xgpu__queue_scratch(queue, groups * xgpu_dtype_size(dtype), &scratch);
     }
     if (st != XGPU_SUCCESS) {
         return st;
     }
+    xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(scratch),
+                       xgpu_arg_u64(n)};
+    st = xgpu_launch(queue, partial, range, 4, args, NULL);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    xgpu_arg fargs[] = {xgpu_arg_buffer(scratch), xgpu_arg_u32((uint32_t)groups),
+                        xgpu_arg_buffer(out), xgpu_arg_u64(0)};
+    xgpu_range one = xgpu_range_1d(1, group);
+    return xgpu_launch(queue, final, &one, 4, fargs, event);
+}
+
+xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
+                        xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n, xgpu_buffer *out,
+                        xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    xgpu_status st = check_stream(queue, op, dtype, a, b, c, n, out);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    const xgpu_device_info *info = &queue->context->device->info;
     size_t group = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
     while (info->max_group_size && group > info->max_group_size) {
         group /= 2;
     }
-    size_t groups = xgpu__lib_groups(info, group, n);
     char options[64];
     xgpu__stream_options(dtype, info->type == XGPU_DEVICE_TYPE_CPU, group, options, sizeof options);
     xgpu_kernel *k = NULL;
@@ -79,7 +115,7 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     }
     xgpu_arg s = dtype == XGPU_F64 ? xgpu_arg_f64(scalar) : xgpu_arg_f32((float)scalar);
     xgpu_arg nn = xgpu_arg_u64(n);
-    xgpu_range range = xgpu_range_1d(groups, group);
+    xgpu_range range = xgpu_range_1d(xgpu__lib_groups(info, group, n), group);
     switch (op) {
     case XGPU_STREAM_COPY: {
         xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(c), nn};
@@ -100,23 +136,5 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     case XGPU_STREAM_DOT:
         break;
     }
-    xgpu_kernel *final = NULL;
-    xgpu_buffer *scratch = NULL;
-    st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, "xgpu_stream_dot_final",
-                          &final);
-    if (st == XGPU_SUCCESS) {
-        st = xgpu__queue_scratch(queue, groups * elem, &scratch);
-    }
-    if (st != XGPU_SUCCESS) {
-        return st;
-    }
-    xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(b), xgpu_arg_buffer(scratch), nn};
-    st = xgpu_launch(queue, k, &range, 4, args, NULL);
-    if (st != XGPU_SUCCESS) {
-        return st;
-    }
-    xgpu_arg fargs[] = {xgpu_arg_buffer(scratch), xgpu_arg_u32((uint32_t)groups),
-                        xgpu_arg_buffer(out), xgpu_arg_u64(0)};
-    xgpu_range one = xgpu_range_1d(1, group);
-    return xgpu_launch(queue, final, &one, 4, fargs, event);
+    return launch_dot(queue, k, options, dtype, a, b, n, out, &range, event);
 }
