@@ -112,6 +112,11 @@ typedef struct xgpu_backend_arg {
     const void *value; /* the scalar's bytes for XGPU_ARG_SCALAR */
 } xgpu_backend_arg;
 
+/* Optional hooks a plugin leaves NULL are filled with the core's defaults
+ * when it is loaded (runtime/src/defaults.c, the one place): the core never
+ * calls through NULL. A hook may return XGPU_ERROR_UNSUPPORTED without
+ * setting an error to hand a case back to the core where its comment says
+ * so (buffer_fill, queue_wait_event). */
 typedef struct xgpu_backend_ops {
     uint32_t size;        /* sizeof(xgpu_backend_ops) as the plugin was built */
     uint32_t abi_version; /* equals the negotiated version */
@@ -219,8 +224,8 @@ typedef struct xgpu_backend_ops {
 
     /* ---- Hooks added by later versions go below this line. ---- */
 
-    /* Optional, added after xgpu 0.2.0; default: the core waits for `event` on
-     * the host (event_wait) and returns. Called by xgpu_queue_wait_event on
+    /* Optional, added after xgpu 0.2.0; default (or XGPU_ERROR_UNSUPPORTED):
+     * the core waits for `event` on the host (event_wait) and returns. Called by xgpu_queue_wait_event on
      * the thread that owns `queue`: work enqueued on `queue` after this call
      * must start only after `event` completes, without blocking the host
      * (OpenCL: clEnqueueBarrierWithWaitList; CUDA: cuStreamWaitEvent; HIP:

@@ -97,11 +97,6 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     return XGPU_SUCCESS;
 }
 
-static xgpu_status unsupported_native(const char *func, const xgpu_context *ctx) {
-    return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
-                       "%s: backend %s gives no native handles", func, ctx->device->info.backend);
-}
-
 xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
     static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, func, "buffer");
@@ -109,8 +104,7 @@ xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
     }
     const xgpu_backend_ops *ops = buffer->context->ops;
-    return ops->buffer_native ? ops->buffer_native(buffer->handle, native)
-                              : unsupported_native(func, buffer->context);
+    return ops->buffer_native(buffer->handle, native);
 }
 
 xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
@@ -120,8 +114,7 @@ xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
     }
     const xgpu_backend_ops *ops = queue->context->ops;
-    return ops->queue_native ? ops->queue_native(queue->handle, native)
-                             : unsupported_native(func, queue->context);
+    return ops->queue_native(queue->handle, native);
 }
 
 xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
@@ -271,12 +264,9 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
     }
     void *ev = NULL;
     const xgpu_backend_ops *ops = queue->context->ops;
-    st = XGPU_ERROR_UNSUPPORTED;
-    if (ops->buffer_fill) {
-        st = ops->buffer_fill(queue->handle, buffer->handle, offset, size, pattern, pattern_size,
-                              event ? &ev : NULL);
-    }
-    if (st == XGPU_ERROR_UNSUPPORTED) { /* no hook, or not for this pattern size */
+    st = ops->buffer_fill(queue->handle, buffer->handle, offset, size, pattern, pattern_size,
+                          event ? &ev : NULL);
+    if (st == XGPU_ERROR_UNSUPPORTED) { /* the default, or not for this pattern size */
         st = xgpu__fill_by_copies(ops, queue->handle, buffer->handle, offset, size, pattern,
                                   pattern_size, event ? &ev : NULL);
     }

@@ -31,6 +31,35 @@ static void default_shutdown(void *state) {
     (void)state;
 }
 
+static xgpu_status default_free_memory(void *state, uint32_t index, uint64_t *free_bytes) {
+    (void)state, (void)index, (void)free_bytes;
+    return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                       "xgpu_device_free_memory: this backend cannot report free memory");
+}
+
+static xgpu_status default_native(void *object, void **native) {
+    (void)object, (void)native;
+    return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                       "this backend gives no native handles for interoperation");
+}
+
+/* The hooks whose default needs the rest of the table (a hook's arguments
+ * cannot reach it): XGPU_ERROR_UNSUPPORTED, without an error, tells the
+ * core to do it itself (xgpu__fill, xgpu__queue_wait_event). */
+static xgpu_status core_fill(void *queue, void *buffer, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size, void **event) {
+    (void)queue, (void)buffer, (void)offset, (void)size, (void)pattern, (void)pattern_size;
+    (void)event;
+    return XGPU_ERROR_UNSUPPORTED;
+}
+
+static xgpu_status core_wait_event(void *queue, void *event) {
+    (void)queue, (void)event;
+    return XGPU_ERROR_UNSUPPORTED;
+}
+
+/* Every optional hook is filled here, and only here: callers never test
+ * a hook for NULL. */
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
     if (!ops->host_alloc || !ops->host_free) {
         ops->host_alloc = default_host_alloc;
@@ -39,18 +68,29 @@ void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
     if (!ops->shutdown) {
         ops->shutdown = default_shutdown;
     }
-    /* buffer_fill stays NULL: the core's xgpu_buffer_fill expands the
-     * pattern itself when the hook is absent (it needs the queue's ops).
-     * queue_wait_event stays NULL for the same reason: its default, below,
-     * calls the backend's event_wait, which a hook's arguments cannot
-     * reach. */
+    if (!ops->device_free_memory) {
+        ops->device_free_memory = default_free_memory;
+    }
+    if (!ops->buffer_native) {
+        ops->buffer_native = default_native;
+    }
+    if (!ops->queue_native) {
+        ops->queue_native = default_native;
+    }
+    if (!ops->buffer_fill) {
+        ops->buffer_fill = core_fill;
+    }
+    if (!ops->queue_wait_event) {
+        ops->queue_wait_event = core_wait_event;
+    }
 }
 
 xgpu_status xgpu__queue_wait_event(const xgpu_backend_ops *ops, void *queue, void *event) {
-    if (ops->queue_wait_event) {
-        return ops->queue_wait_event(queue, event);
+    xgpu_status st = ops->queue_wait_event(queue, event);
+    if (st == XGPU_ERROR_UNSUPPORTED) {
+        /* Waiting on the host orders the queue's later work after the
+         * event: nothing enqueued after this returns can start earlier. */
+        st = ops->event_wait(event);
     }
-    /* Waiting on the host orders the queue's later work after the event:
-     * nothing enqueued after this returns can start earlier. */
-    return ops->event_wait(event);
+    return st;
 }

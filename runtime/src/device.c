@@ -275,10 +275,6 @@ xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_by
                            func);
     }
     const xgpu__backend *b = device->backend;
-    if (!b->ops.device_free_memory) {
-        return xgpu__error(NULL, XGPU_ERROR_UNSUPPORTED, 0, NULL,
-                           "%s: backend %s cannot report free memory", func, b->name);
-    }
     return b->ops.device_free_memory(b->state, device->index, free_bytes);
 }
 
