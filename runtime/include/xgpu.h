@@ -26,10 +26,11 @@
  * The SOVERSION of libxgpu is the major version. Before 1.0, a minor
  * version may also change the layout of structs passed by value or in
  * arrays, or what an argument means: 0.2 added xgpu_arg.type, so code
- * built against 0.1 must be rebuilt. Changes since 0.2.0, each noted at its
- * function too (README.md lists them): xgpu_reduce's out_offset counts
- * elements; xgpu_gemm's overlap check looks at the elements touched; new
- * xgpu_queue_wait_event.
+ * built against 0.1 must be rebuilt. 0.3 changed what arguments mean,
+ * each noted at its function too (README.md lists them): xgpu_reduce's
+ * out_offset counts elements; xgpu_gemm's overlap check looks at the
+ * elements touched and alpha == 0 reads neither A nor B;
+ * xgpu_device_select is the first device of xgpu_device_match's grammar.
  */
 #ifndef XGPU_H
 #define XGPU_H
@@ -58,7 +59,7 @@ extern "C" {
 #endif
 
 #define XGPU_VERSION_MAJOR 0
-#define XGPU_VERSION_MINOR 2
+#define XGPU_VERSION_MINOR 3
 #define XGPU_VERSION_PATCH 0
 #define XGPU_VERSION_HEX                                                                           \
     ((XGPU_VERSION_MAJOR << 16) | (XGPU_VERSION_MINOR << 8) | XGPU_VERSION_PATCH)
@@ -124,7 +125,7 @@ XGPU_API const char *xgpu_last_build_log(void);
  * ------------------------------------------------------------------------- */
 /* XGPU_VERSION_HEX of the library actually loaded. */
 XGPU_API uint32_t xgpu_version(void);
-/* "0.2.0" */
+/* "0.3.0" */
 XGPU_API const char *xgpu_version_string(void);
 /* The newest backend ABI version this core speaks (see xgpu_backend.h). */
 XGPU_API uint32_t xgpu_backend_abi_version(void);
@@ -337,7 +338,7 @@ XGPU_API xgpu_status xgpu_queue_record_event(xgpu_queue *queue, xgpu_event **eve
  * `queue` before the call is not held back. Asynchronous on OpenCL (a
  * barrier in the queue); where a backend offers no device-side wait, it
  * waits for the event on the host before returning, which orders the
- * same. The event may be released right after the call. New after 0.2.0. */
+ * same. The event may be released right after the call. New in 0.3.0. */
 XGPU_API xgpu_status xgpu_queue_wait_event(xgpu_queue *queue, xgpu_event *event);
 XGPU_API xgpu_status xgpu_event_wait(xgpu_event *event);
 /* Milliseconds of device time between the end of `start` and the end of

@@ -29,7 +29,7 @@
  *      Optional hooks appended since, below the marker in xgpu_backend_ops,
  *      need no new version: the core reads a plugin's table only up to the
  *      plugin's `size`, and a hook past it is NULL, then defaulted.
- *        queue_wait_event (after xgpu 0.2.0)
+ *        queue_wait_event (xgpu 0.3.0)
  */
 #ifndef XGPU_BACKEND_H
 #define XGPU_BACKEND_H
@@ -224,7 +224,7 @@ typedef struct xgpu_backend_ops {
 
     /* ---- Hooks added by later versions go below this line. ---- */
 
-    /* Optional, added after xgpu 0.2.0; default (or XGPU_ERROR_UNSUPPORTED):
+    /* Optional, added in xgpu 0.3.0; default (or XGPU_ERROR_UNSUPPORTED):
      * the core waits for `event` on the host (event_wait) and returns. Called by xgpu_queue_wait_event on
      * the thread that owns `queue`: work enqueued on `queue` after this call
      * must start only after `event` completes, without blocking the host
