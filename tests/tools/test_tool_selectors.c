@@ -1,8 +1,7 @@
-/* One selector grammar in every tool: gpuinfo, gpubench and kernelbench
- * take the same -d selectors, act on the devices xgpu_device_match
- * returns for them, and fail alike on the same bad ones (2 when a selector
- * does not parse, 1 when a term matches nothing, the term named either
- * way). */
+/* One selector grammar in every tool: gpuinfo and gpubench take the same
+ * -d selectors, act on the devices xgpu_device_match returns for them, and
+ * fail alike on the same bad ones (2 when a selector does not parse, 1
+ * when a term matches nothing, the term named either way). */
 #define _POSIX_C_SOURCE 200809L
 #include "xt_file.h"
 
@@ -19,15 +18,12 @@
 
 #include <cmocka.h>
 
-/* Each tool, cut to its fastest run; "%s" is the selector. clpeak is kept
- * off PATH: kernelbench would otherwise run it for a bandwidth figure. */
+/* Each tool, cut to its fastest run; "%s" is the selector. */
 static const struct {
     const char *name, *cmd;
 } tools[] = {
     {"gpuinfo", GPUINFO " -d '%s'"},
     {"gpubench", GPUBENCH " -b launch --time 0.05 -d '%s'"},
-    {"kernelbench",
-     "PATH=/nonexistent " KERNELBENCH " --reps 1 --gemm-sizes 64 --reduce-mib 1 -d '%s'"},
 };
 
 static char *run(const char *fmt, const char *selector, int *status) {
