@@ -1,9 +1,9 @@
 #!/bin/bash
 # Builds xgpu, then runs on one device (default cuda:0): gpuinfo, the whole
 # conformance suite and the library's correctness tests, the CUDA
-# compile-path test, vector_add, a timed saxpy and kernelbench (SGEMM
-# beside cuBLAS on the same buffers); prints a short table and the
-# kernelbench lines. Meant for a machine with an NVIDIA GPU and
+# compile-path test, vector_add, a timed saxpy and gpubench (SGEMM beside
+# cuBLAS on the same buffers, the reductions); prints a short table and
+# gpubench's rows. Meant for a machine with an NVIDIA GPU and
 # no package access: CMocka may come as a copy in .gpucheck/cmocka (see
 # scripts/gpu-check-prepare.sh). Writes the full log to $OUT or build-gpu/.
 # Usage: scripts/gpu-check.sh [selector]
@@ -85,7 +85,7 @@ check() {
         failed=1
     fi
     local detail
-    detail=$(echo "$out" | grep -E "verified|FAILED|PASSED|skipped|passed|error" | tail -1)
+    detail=$(echo "$out" | grep -E "verified|verification|FAILED|PASSED|skipped|passed|error" | tail -1)
     detail=${detail##*): }
     rows+=("$(awk -v n="$name" -v r="$result" -v a="$t0" -v b="$t1" -v d="${detail:0:70}" \
               'BEGIN { printf "%-24s %-5s %7.2fs  %s", n, r, b - a, d }')")
@@ -123,8 +123,10 @@ for t in gemm reduce stream; do
 done
 check vector_add "$build/bin/vector_add" "$sel"
 check saxpy "$build/bin/saxpy" "$sel" 16777216
-# SGEMM 4096^3 beside cuBLAS/rocBLAS on the same buffers, the fp32 sum.
-check kernelbench "$build/bin/kernelbench" -d "$sel" --gemm-sizes 2048,4096 --reduce-mib 1024
+# GEMM 4096^3 (f32 beside cuBLAS/rocBLAS/CLBlast on the same buffers, f64,
+# f16, OpenBLAS on the host), then the 1 GiB sums (beside clpeak on OpenCL).
+check gpubench.gemm "$build/bin/gpubench" -d "$sel" -b gemm --size 4096
+check gpubench.reduce "$build/bin/gpubench" -d "$sel" -b reduce --size 1024
 
 echo
 echo "xgpu gpu-check on $sel"
@@ -134,7 +136,7 @@ for r in "${rows[@]}"; do
     echo "$r"
 done
 echo
-grep -E "^(sgemm|sum) " "$log" || true
+grep -E "^(gemm|reduce) " "$log" || true
 echo "full log: $log"
 if [ -n "$no_device" ]; then
     echo "gpu-check: device $sel not found: $no_device"

@@ -13,7 +13,7 @@ if [ "${1:-}" = "--tests" ]; then
     pkgs="$pkgs libcmocka-dev libamdhip64-dev rocm-device-libs hipcc valgrind clang
           libclang-rt-14-dev"
 else
-    # gpubench and kernelbench compare with CLBlast and clpeak.
+    # gpubench compares with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"
 fi
 

@@ -12,6 +12,7 @@
 #include "cuda_internal.h"
 #include "hip_internal.h"
 #include "internal.h"
+#include "xt_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,32 +236,6 @@ static void hiprtc_targets(void) {
     }
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            char *grown = realloc(buf, cap *= 2);
-            if (!grown) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = grown;
-        }
-    }
-    fclose(f);
-    if (buf) {
-        buf[len] = '\0';
-    }
-    return buf;
-}
-
 static void hipcc_targets(void) {
     if (system("command -v hipcc >/dev/null 2>&1") != 0) {
         printf("hip (hipcc offline): skipped: hipcc not found (Debian: hipcc)\n");
@@ -304,7 +279,7 @@ static void hipcc_targets(void) {
         }
         snprintf(cmd + n, sizeof cmd - (size_t)n, " %s -o %s >%s 2>&1", src, obj, logf);
         int rc = system(cmd);
-        char *log = read_file(logf);
+        char *log = xt_read_file(logf, NULL);
         report(v, "hipcc gfx906,908,90a,1030", rc == 0, 0, log, log);
         free(log);
         unlink(src);

@@ -4,6 +4,7 @@
  * the device. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
+#include "xt_file.h"
 
 #include <cjson/cJSON.h>
 #include <setjmp.h>
@@ -26,36 +27,9 @@
 static char *run(const char *cmdline, int *status) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s 2>&1", cmdline);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            buf = realloc(buf, cap *= 2);
-            assert_non_null(buf);
-        }
-    }
-    buf[len] = '\0';
-    int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return buf;
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    b[got] = '\0';
-    fclose(f);
-    return b;
+    char *out = xt_run_command(cmd, status);
+    assert_non_null(out);
+    return out;
 }
 
 static void verification_catches_injected_errors(void **state) {
@@ -90,7 +64,7 @@ static void json_and_csv_parse(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     free(out);
-    char *text = slurp("gb-test.json");
+    char *text = xt_read_file("gb-test.json", NULL);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     if (!root) {
@@ -118,7 +92,7 @@ static void json_and_csv_parse(void **state) {
     }
     cJSON_Delete(root);
     free(text);
-    char *csv = slurp("gb-test.csv");
+    char *csv = xt_read_file("gb-test.csv", NULL);
     assert_non_null(csv);
     int lines = 0;
     for (char *p = csv; *p; p++) {
@@ -144,7 +118,7 @@ static void report_merges_two_machines(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     free(out);
-    char *md = slurp("gb-report.md"), *html = slurp("gb-report.html");
+    char *md = xt_read_file("gb-report.md", NULL), *html = xt_read_file("gb-report.html", NULL);
     assert_non_null(md);
     assert_non_null(html);
     assert_non_null(strstr(md, "machine-alpha"));
@@ -159,7 +133,7 @@ static void report_merges_two_machines(void **state) {
 
 static void report_refuses_bad_files(void **state) {
     (void)state;
-    char *text = slurp("gb-alpha.json");
+    char *text = xt_read_file("gb-alpha.json", NULL);
     assert_non_null(text);
     FILE *f = fopen("gb-truncated.json", "w");
     fwrite(text, 1, strlen(text) / 2, f);
@@ -216,7 +190,7 @@ static void report_escapes_markdown(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     free(out);
-    char *md = slurp("gb-evil.md");
+    char *md = xt_read_file("gb-evil.md", NULL);
     assert_non_null(md);
     if (strstr(md, "<script>") || !strstr(md, "&lt;script&gt;")) {
         fail_msg("HTML passed into the Markdown:\n%s", md);
@@ -236,7 +210,7 @@ static void report_escapes_markdown(void **state) {
     }
     assert_int_equal(lines, 4); /* header, rule, two rows */
     free(md);
-    char *html = slurp("gb-evil.html");
+    char *html = xt_read_file("gb-evil.html", NULL);
     assert_null(strstr(html, "<script>"));
     free(html);
 }
@@ -335,7 +309,7 @@ static void report_chart_axis_is_safe(void **state) {
     char *out = run(cmd, &status);
     assert_int_equal(status, 0);
     free(out);
-    char *html = slurp("gb-axis.html");
+    char *html = xt_read_file("gb-axis.html", NULL);
     assert_non_null(html);
     char *svg = strstr(html, "<svg"), *end = svg ? strstr(svg, "</svg>") : NULL;
     assert_non_null(end);
@@ -387,7 +361,7 @@ static void clpeak_figure_is_checked(void **state) {
                  cases[i].figure, GPUBENCH);
         free(run(cmd, &status));
         assert_int_equal(status, 0);
-        char *text = slurp("gb-clpeak.json");
+        char *text = xt_read_file("gb-clpeak.json", NULL);
         cJSON *root = cJSON_Parse(text);
         assert_non_null(root);
         const cJSON *r, *row = NULL;
@@ -450,7 +424,7 @@ static void rank_picks_the_device_and_the_file(void **state) {
         fail_msg("expected \"%s\" in\n%s", said, out);
     }
     free(out);
-    char *json = slurp("gpubench-node7-0.json");
+    char *json = xt_read_file("gpubench-node7-0.json", NULL);
     assert_non_null(json);
     free(json);
 }
@@ -520,10 +494,10 @@ static void result_files_are_replaced_atomically(void **state) {
                          masks[i].umask, (unsigned)st.st_mode, (unsigned)masks[i].mode);
             }
         }
-        char *victim = slurp("gb-atomic/victim");
+        char *victim = xt_read_file("gb-atomic/victim", NULL);
         assert_string_equal(victim, "precious\n");
         free(victim);
-        char *json = slurp("gb-atomic/out.json");
+        char *json = xt_read_file("gb-atomic/out.json", NULL);
         cJSON *root = cJSON_Parse(json);
         assert_non_null(root);
         cJSON_Delete(root);
@@ -575,7 +549,7 @@ static void interrupted_run_leaves_the_old_file(void **state) {
         if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i]) {
             fail_msg("signal %d: gpubench ended with status 0x%x", sigs[i], (unsigned)status);
         }
-        char *old = slurp("gb-int/out.json");
+        char *old = xt_read_file("gb-int/out.json", NULL);
         if (!old || strcmp(old, "old\n") || leftovers("gb-int")) {
             fail_msg("signal %d: out.json \"%.80s\", %d temporaries left", sigs[i],
                      old ? old : "(missing)", leftovers("gb-int"));

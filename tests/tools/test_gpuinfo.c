@@ -6,6 +6,8 @@
 #include <CL/cl.h>
 #include <cjson/cJSON.h>
 
+#include "xt_file.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,24 +24,9 @@
 static char *run(const char *env, const char *args, int *status) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s %s %s 2>/dev/null", env ? env : "", GPUINFO, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    assert_non_null(buf);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
-    }
-    buf[len] = '\0';
-    int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return buf;
+    char *out = xt_run_command(cmd, status);
+    assert_non_null(out);
+    return out;
 }
 
 static cJSON *field(const cJSON *obj, const char *key) {

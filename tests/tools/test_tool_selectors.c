@@ -1,9 +1,10 @@
-/* One selector grammar in every tool: gpuinfo, gpubench and kernelbench
- * take the same -d selectors, act on the devices xgpu_device_match
- * returns for them, and fail alike on the same bad ones (2 when a selector
- * does not parse, 1 when a term matches nothing, the term named either
- * way). */
+/* One selector grammar in every tool: gpuinfo and gpubench take the same
+ * -d selectors, act on the devices xgpu_device_match returns for them, and
+ * fail alike on the same bad ones (2 when a selector does not parse, 1
+ * when a term matches nothing, the term named either way). */
 #define _POSIX_C_SOURCE 200809L
+#include "xt_file.h"
+
 #include <xgpu.h>
 
 #include <setjmp.h>
@@ -17,37 +18,21 @@
 
 #include <cmocka.h>
 
-/* Each tool, cut to its fastest run; "%s" is the selector. clpeak is kept
- * off PATH: kernelbench would otherwise run it for a bandwidth figure. */
+/* Each tool, cut to its fastest run; "%s" is the selector. */
 static const struct {
     const char *name, *cmd;
 } tools[] = {
     {"gpuinfo", GPUINFO " -d '%s'"},
     {"gpubench", GPUBENCH " -b launch --time 0.05 -d '%s'"},
-    {"kernelbench",
-     "PATH=/nonexistent " KERNELBENCH " --reps 1 --gemm-sizes 64 --reduce-mib 1 -d '%s'"},
 };
 
 static char *run(const char *fmt, const char *selector, int *status) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, fmt, selector);
     strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    assert_non_null(buf);
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            buf = realloc(buf, cap *= 2);
-            assert_non_null(buf);
-        }
-    }
-    buf[len] = '\0';
-    int st = pclose(p);
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return buf;
+    char *out = xt_run_command(cmd, status);
+    assert_non_null(out);
+    return out;
 }
 
 /* Every tool accepts `selector` and reaches each device the API matches:

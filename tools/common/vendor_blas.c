@@ -1,7 +1,7 @@
 /* The vendor BLAS on xgpu's own buffers and queue, through
  * xgpu_buffer_native / xgpu_queue_native: CLBlast on OpenCL devices (when
  * built with it), cuBLAS on CUDA and rocBLAS on HIP (loaded at run time
- * when present). Shared by kernelbench and gpubench. */
+ * when present). gpubench runs it beside xgpu's GEMM. */
 #define _GNU_SOURCE
 #include "vendor_blas.h"
 

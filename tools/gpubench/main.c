@@ -123,71 +123,134 @@ static int select_devices(const char *selector, uint32_t ndev, xgpu_device ***ou
     return 0;
 }
 
-int main(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "report")) {
-        return gb_report(argc - 2, argv + 2);
-    }
-    gb_options o = {false, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
+/* The command line into *o. Returns -1 to go on and run, else the exit
+ * status: 0 after --help, 2 on a usage error (said on stderr). */
+static int parse_args(int argc, char **argv, gb_options *o) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
         } else if (!strcmp(a, "--full")) {
-            o.full = true;
+            o->full = true;
         } else if (!strcmp(a, "-b") && v) {
-            o.benches = v, i++;
+            o->benches = v, i++;
         } else if (!strcmp(a, "-d") && v) {
-            o.selector = v, i++;
+            o->selector = v, i++;
         } else if (!strcmp(a, "--size") && v) {
             char why[160];
-            if (gb_parse_size(v, &o.size, why, sizeof why) != 0) {
+            if (gb_parse_size(v, &o->size, why, sizeof why) != 0) {
                 fprintf(stderr, "gpubench: %s\n", why);
                 return 2;
             }
             i++;
         } else if (!strcmp(a, "--reps") && v && atoi(v) > 0) {
-            o.reps = atoi(v), i++;
+            o->reps = atoi(v), i++;
         } else if (!strcmp(a, "--time") && v && atof(v) > 0) {
-            o.time_budget = atof(v), i++;
+            o->time_budget = atof(v), i++;
         } else if (!strcmp(a, "--csv") && v) {
-            o.csv = v, i++;
+            o->csv = v, i++;
         } else if (!strcmp(a, "--json") && v) {
-            o.json = v, i++;
+            o->json = v, i++;
         } else {
             fprintf(stderr, "gpubench: bad argument '%s'\n\n%s", a, usage);
             return 2;
         }
     }
     char why[1024];
-    if (gb_check_benches(o.benches, why, sizeof why) != 0 ||
-        (o.size && gb_check_size(o.benches, o.size, why, sizeof why) != 0)) {
+    if (gb_check_benches(o->benches, why, sizeof why) != 0 ||
+        (o->size && gb_check_size(o->benches, o->size, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s\n", why);
         return 2;
     }
-    uint32_t ndev = 0;
-    xgpu_device_count(&ndev);
+    return -1;
+}
+
+/* Under a launcher that gives a node-local rank, and without -d: the
+ * device (rank mod ndev), its selector written in `sel`, and without
+ * --json, results to gpubench-HOST-RANK.json in the working folder, its
+ * path written in `json`. Both buffers are the caller's and must outlive
+ * *o. */
+static void take_local_rank(gb_options *o, uint32_t ndev, char *sel, size_t sel_size, char *json,
+                            size_t json_size) {
     const char *rank_var = NULL;
     int rank = gb_local_rank(&rank_var);
-    char rank_json[PATH_MAX + 192];
-    if (rank >= 0 && !o.selector && ndev) {
-        static char sel[16];
-        snprintf(sel, sizeof sel, "%u", (unsigned)rank % ndev);
-        o.selector = sel;
-        fprintf(stderr, "gpubench: %s=%d: device %s\n", rank_var, rank, sel);
-        if (!o.json) {
-            /* Said in full: a job's working folder is easy to mistake. */
-            char cwd[PATH_MAX], host[128];
-            snprintf(host, sizeof host, "%s", gb_host_name());
-            for (char *c = host; *c; c++) {
-                *c = *c == '/' ? '_' : *c; /* a forced name stays one file name */
-            }
-            snprintf(rank_json, sizeof rank_json, "%s/gpubench-%s-%d.json",
-                     getcwd(cwd, sizeof cwd) ? cwd : ".", host, rank);
-            o.json = rank_json;
-            fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, rank_json);
+    if (rank < 0 || o->selector || !ndev) {
+        return;
+    }
+    snprintf(sel, sel_size, "%u", (unsigned)rank % ndev);
+    o->selector = sel;
+    fprintf(stderr, "gpubench: %s=%d: device %s\n", rank_var, rank, sel);
+    if (o->json) {
+        return;
+    }
+    /* Said in full: a job's working folder is easy to mistake. */
+    char cwd[PATH_MAX], host[128];
+    snprintf(host, sizeof host, "%s", gb_host_name());
+    for (char *c = host; *c; c++) {
+        *c = *c == '/' ? '_' : *c; /* a forced name stays one file name */
+    }
+    snprintf(json, json_size, "%s/gpubench-%s-%d.json", getcwd(cwd, sizeof cwd) ? cwd : ".", host,
+             rank);
+    o->json = json;
+    fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, json);
+}
+
+/* The table and the one-line summary on stdout; returns how many rows
+ * failed verification (a row that could not run is unverified). */
+static int print_results(const gb_env *env, double t0) {
+    if (env->progress) {
+        fputs("\r\033[K", stderr);
+    }
+    gb_print_table(stdout, env->results, env->count);
+    double first = 0;
+    int failed = 0;
+    for (size_t i = 0; i < env->count; i++) {
+        first += env->results[i].first_s;
+        failed += !env->results[i].verified;
+    }
+    printf("\n%zu results, %d failed verification; %.1f s in all, %.1f s of it in first runs "
+           "(builds, first launches)\n",
+           env->count, failed, gb_now() - t0, first);
+    return failed;
+}
+
+/* --csv and --json written into their temporaries and renamed over the
+ * destinations; 0, or 2 when one could not be committed (said on stderr). */
+static int write_outputs(const gb_options *o, const gb_env *env, gb_outfile *csv,
+                         gb_outfile *json) {
+    char why[1024];
+    int rc = 0;
+    if (o->csv) {
+        gb_write_csv(csv->f, env->results, env->count);
+        if (gb_outfile_commit(csv, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --csv %s\n", why);
+            rc = 2;
         }
     }
+    if (o->json) {
+        gb_write_json(json->f, o, env->results, env->count);
+        if (gb_outfile_commit(json, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench: --json %s\n", why);
+            rc = 2;
+        }
+    }
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "report")) {
+        return gb_report(argc - 2, argv + 2);
+    }
+    gb_options o = {false, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
+    int usage_rc = parse_args(argc, argv, &o);
+    if (usage_rc >= 0) {
+        return usage_rc;
+    }
+    uint32_t ndev = 0;
+    xgpu_device_count(&ndev);
+    char rank_sel[16], rank_json[PATH_MAX + 192];
+    take_local_rank(&o, ndev, rank_sel, sizeof rank_sel, rank_json, sizeof rank_json);
     /* Every device, or those -d selects, before anything is created. */
     xgpu_device **run = NULL;
     uint32_t nrun = 0;
@@ -197,6 +260,7 @@ int main(int argc, char **argv) {
     }
     /* The destinations are checked (a temporary created beside each) before
      * the run, not found unwritable after it. */
+    char why[1024];
     gb_outfile csv = {0}, json = {0};
     if ((o.csv && gb_outfile_open(&csv, o.csv, why, sizeof why) != 0) ||
         (o.json && gb_outfile_open(&json, o.json, why, sizeof why) != 0)) {
@@ -218,38 +282,12 @@ int main(int argc, char **argv) {
     if (gb_selected(o.benches, "gemm")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
-    if (env.progress) {
-        fputs("\r\033[K", stderr);
-    }
-    gb_print_table(stdout, env.results, env.count);
-    double first = 0;
-    int failed = 0;
-    for (size_t i = 0; i < env.count; i++) {
-        first += env.results[i].first_s;
-        failed += !env.results[i].verified; /* a row that could not run is unverified */
-    }
-    printf("\n%zu results, %d failed verification; %.1f s in all, %.1f s of it in first runs "
-           "(builds, first launches)\n",
-           env.count, failed, gb_now() - t0, first);
+    int failed = print_results(&env, t0);
     if (!ran) {
         fprintf(stderr, "gpubench: no device ran%s; see gpuinfo\n",
                 o.selector ? " for that selector" : "");
     }
-    int rc = 0;
-    if (o.csv) {
-        gb_write_csv(csv.f, env.results, env.count);
-        if (gb_outfile_commit(&csv, why, sizeof why) != 0) {
-            fprintf(stderr, "gpubench: --csv %s\n", why);
-            rc = 2;
-        }
-    }
-    if (o.json) {
-        gb_write_json(json.f, &o, env.results, env.count);
-        if (gb_outfile_commit(&json, why, sizeof why) != 0) {
-            fprintf(stderr, "gpubench: --json %s\n", why);
-            rc = 2;
-        }
-    }
+    int rc = write_outputs(&o, &env, &csv, &json);
     free(env.results);
     return rc ? rc : (failed || !ran ? 1 : 0);
 }
