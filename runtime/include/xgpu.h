@@ -228,8 +228,8 @@ XGPU_API xgpu_status xgpu_device_count(uint32_t *count);
 /* Device by global index, in backend order (cuda, hip, opencl, others). */
 XGPU_API xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device);
 /* Device selectors: the one grammar of xgpu_device_match,
- * xgpu_device_select and every tool's -d option (gpuinfo, gpubench,
- * kernelbench). A selector is a comma-separated list of terms; blanks
+ * xgpu_device_select and every tool's -d option (gpuinfo, gpubench). A
+ * selector is a comma-separated list of terms; blanks
  * (spaces, tabs) around a term are ignored, none may appear inside one.
  * A term's kind is told by its shape alone:
  *
