@@ -47,9 +47,13 @@ int xt_run(const char *suite, const struct CMUnitTest *tests, size_t count) {
         }
         return 1;
     }
+    /* XGPU_TEST_DEVICES: every device its selector list matches (the
+     * grammar of xgpu_device_match); unset, every device. */
     const char *only = getenv("XGPU_TEST_DEVICES");
-    xgpu_device *selected = NULL;
-    if (only && *only && xgpu_device_select(only, &selected) != XGPU_SUCCESS) {
+    enum { MAX_SELECTED = 64 };
+    xgpu_device *selected[MAX_SELECTED];
+    uint32_t nsel = 0;
+    if (only && *only && xgpu_device_match(only, selected, MAX_SELECTED, &nsel) != XGPU_SUCCESS) {
         fprintf(stderr, "%s: XGPU_TEST_DEVICES=%s: %s\n", suite, only, xgpu_last_error()->message);
         return 1;
     }
@@ -59,7 +63,11 @@ int xt_run(const char *suite, const struct CMUnitTest *tests, size_t count) {
             xgpu_device_get_info(xt.device, &xt.info, sizeof xt.info) != XGPU_SUCCESS) {
             return 1;
         }
-        if (selected && selected != xt.device) {
+        bool wanted = !(only && *only);
+        for (uint32_t s = 0; s < nsel && s < MAX_SELECTED; s++) {
+            wanted = wanted || selected[s] == xt.device;
+        }
+        if (!wanted) {
             continue;
         }
         char name[400];
