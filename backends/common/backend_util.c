@@ -59,3 +59,19 @@ xgpu_status xgpu__util_vendor_fail(const xgpu_core_services *services, const cha
                            text ? " (" : "", text ? text : "", text ? ")" : "",
                            detail ? detail : "");
 }
+
+xgpu_status xgpu__util_lazy_get(xgpu__util_lazy *lazy, const xgpu_core_services *services,
+                                const char *backend,
+                                xgpu_status (*load)(void *arg, char *reason, size_t size),
+                                void *arg) {
+    pthread_mutex_lock(&lazy->lock);
+    if (!lazy->tried) {
+        lazy->status = load(arg, lazy->reason, sizeof lazy->reason);
+        lazy->tried = true;
+    }
+    pthread_mutex_unlock(&lazy->lock);
+    if (lazy->status != XGPU_SUCCESS) {
+        return services->error(backend, lazy->status, 0, NULL, "%s", lazy->reason);
+    }
+    return XGPU_SUCCESS;
+}

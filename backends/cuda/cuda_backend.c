@@ -52,7 +52,7 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
                                 st->devices[i]);
         st->sm[i] = 10 * major + minor;
     }
-    st->nvrtc_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    pthread_mutex_init(&st->nvrtc_lazy.lock, NULL);
     pthread_mutex_init(&st->query_lock, NULL);
     *state = st;
     return XGPU_SUCCESS;
@@ -191,6 +191,7 @@ static void cu_shutdown(void *state) {
         }
     }
     pthread_mutex_destroy(&st->query_lock);
+    pthread_mutex_destroy(&st->nvrtc_lazy.lock);
     free(st->devices);
     free(st->sm);
     free(st->query_ctx);

@@ -2,6 +2,7 @@
 #ifndef XGPU_CUDA_INTERNAL_H
 #define XGPU_CUDA_INTERNAL_H
 
+#include "backend_util.h"
 #include "cuda_api.h"
 #include "rt_backend.h"
 #include "xgpu_backend.h"
@@ -22,10 +23,8 @@ typedef struct cu_state {
     CUcontext *query_ctx;
     pthread_mutex_t query_lock;
     /* NVRTC is loaded on the first program build. */
-    pthread_once_t nvrtc_once;
+    xgpu__util_lazy nvrtc_lazy;
     cu_nvrtc nvrtc;
-    xgpu_status nvrtc_status;
-    char nvrtc_reason[1024];
 } cu_state;
 
 /* A context: the shared layer's part first (rt_backend.h). */

@@ -8,15 +8,13 @@
 
 #define DRV(ctx) (&(ctx)->state->driver)
 
-static cu_state *nvrtc_once_state; /* pthread_once takes no argument */
-static pthread_mutex_t nvrtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void nvrtc_load_once(void) {
-    cu_state *st = nvrtc_once_state;
-    st->nvrtc_status =
-        cu__nvrtc_load(&st->nvrtc, st->driver_version, st->nvrtc_reason, sizeof st->nvrtc_reason);
-    if (st->nvrtc_status != XGPU_SUCCESS) {
-        return;
+/* Loads NVRTC for the state (the first build on any thread) and records
+ * how its version relates to the driver's. */
+static xgpu_status nvrtc_load(void *state, char *reason, size_t reason_size) {
+    cu_state *st = state;
+    xgpu_status status = cu__nvrtc_load(&st->nvrtc, st->driver_version, reason, reason_size);
+    if (status != XGPU_SUCCESS) {
+        return status;
     }
     /* PTX from an NVRTC newer than the driver does not load; CUBIN for the
      * exact device usually does (minor-version compatibility), but not
@@ -33,19 +31,16 @@ static void nvrtc_load_once(void) {
                                         "newer driver or an older NVRTC",
              drv / 1000, (drv % 1000) / 10);
     cu__services->library(CU_BACKEND_NAME, "libnvrtc", n->path, true, detail);
+    return XGPU_SUCCESS;
 }
 
 static xgpu_status nvrtc_get(cu_state *st, const cu_nvrtc **out) {
-    pthread_mutex_lock(&nvrtc_once_lock);
-    nvrtc_once_state = st;
-    pthread_once(&st->nvrtc_once, nvrtc_load_once);
-    pthread_mutex_unlock(&nvrtc_once_lock);
-    if (st->nvrtc_status != XGPU_SUCCESS) {
-        return cu__services->error(CU_BACKEND_NAME, st->nvrtc_status, 0, NULL, "%s",
-                                   st->nvrtc_reason);
+    xgpu_status status =
+        xgpu__util_lazy_get(&st->nvrtc_lazy, cu__services, CU_BACKEND_NAME, nvrtc_load, st);
+    if (status == XGPU_SUCCESS) {
+        *out = &st->nvrtc;
     }
-    *out = &st->nvrtc;
-    return XGPU_SUCCESS;
+    return status;
 }
 
 /* The driver refused the image: say which versions disagree. */

@@ -85,7 +85,7 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
     for (int i = 0; i < st->device_count; i++) {
         read_arch(&st->rt, i, st->arch[i], sizeof st->arch[i]);
     }
-    st->rtc_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    pthread_mutex_init(&st->rtc_lazy.lock, NULL);
     *state = st;
     return XGPU_SUCCESS;
 }

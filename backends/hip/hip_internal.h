@@ -2,6 +2,7 @@
 #ifndef XGPU_HIP_INTERNAL_H
 #define XGPU_HIP_INTERNAL_H
 
+#include "backend_util.h"
 #include "hip_api.h"
 #include "rt_backend.h"
 #include "xgpu_backend.h"
@@ -14,10 +15,8 @@ typedef struct hip_state {
     hip_runtime rt;
     int device_count;
     char (*arch)[64]; /* gcnArchName of each device, "gfx90a:sramecc+:xnack-" */
-    pthread_once_t rtc_once;
+    xgpu__util_lazy rtc_lazy;
     hip_rtc rtc;
-    xgpu_status rtc_status;
-    char rtc_reason[1024];
 } hip_state;
 
 /* A context: the shared layer's part first (rt_backend.h); its

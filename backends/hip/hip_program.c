@@ -7,25 +7,19 @@
 
 #define RT(ctx) (&(ctx)->state->rt)
 
-static hip_state *rtc_once_state; /* pthread_once takes no argument */
-static pthread_mutex_t rtc_once_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void rtc_load_once(void) {
-    hip_state *st = rtc_once_state;
-    st->rtc_status = hip__rtc_load(&st->rt, &st->rtc, st->rtc_reason, sizeof st->rtc_reason);
+/* Loads hiprtc for the state (the first build on any thread). */
+static xgpu_status rtc_load(void *state, char *reason, size_t reason_size) {
+    hip_state *st = state;
+    return hip__rtc_load(&st->rt, &st->rtc, reason, reason_size);
 }
 
 static xgpu_status rtc_get(hip_state *st, const hip_rtc **out) {
-    pthread_mutex_lock(&rtc_once_lock);
-    rtc_once_state = st;
-    pthread_once(&st->rtc_once, rtc_load_once);
-    pthread_mutex_unlock(&rtc_once_lock);
-    if (st->rtc_status != XGPU_SUCCESS) {
-        return hip__services->error(HIP_BACKEND_NAME, st->rtc_status, 0, NULL, "%s",
-                                    st->rtc_reason);
+    xgpu_status status =
+        xgpu__util_lazy_get(&st->rtc_lazy, hip__services, HIP_BACKEND_NAME, rtc_load, st);
+    if (status == XGPU_SUCCESS) {
+        *out = &st->rtc;
     }
-    *out = &st->rtc;
-    return XGPU_SUCCESS;
+    return status;
 }
 
 xgpu_status hip__program_build(void *context, const char *source, const char *options,
