@@ -225,13 +225,12 @@ typedef struct xgpu_backend_ops {
     /* ---- Hooks added by later versions go below this line. ---- */
 
     /* Optional, added in xgpu 0.3.0; default (or XGPU_ERROR_UNSUPPORTED):
-     * the core waits for `event` on the host (event_wait) and returns. Called by xgpu_queue_wait_event on
-     * the thread that owns `queue`: work enqueued on `queue` after this call
-     * must start only after `event` completes, without blocking the host
-     * (OpenCL: clEnqueueBarrierWithWaitList; CUDA: cuStreamWaitEvent; HIP:
-     * hipStreamWaitEvent). The core has checked that the event and the
-     * queue belong to one context. The core may release `event` as soon as
-     * this returns: a backend that needs it later retains it. */
+     * the core waits for `event` on the host (event_wait) and returns. Called by
+     * xgpu_queue_wait_event on the thread that owns `queue`: work enqueued on `queue` after this
+     * call must start only after `event` completes, without blocking the host (OpenCL:
+     * clEnqueueBarrierWithWaitList; CUDA: cuStreamWaitEvent; HIP: hipStreamWaitEvent). The core has
+     * checked that the event and the queue belong to one context. The core may release `event` as
+     * soon as this returns: a backend that needs it later retains it. */
     xgpu_status (*queue_wait_event)(void *queue, void *event);
 } xgpu_backend_ops;
 
