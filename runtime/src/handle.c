@@ -148,59 +148,58 @@ static xgpu_status refuse(const void *handle, uint32_t magic, uint32_t found, bo
                        "%s: %s is not a live xgpu handle (never created, or released)", func, what);
 }
 
+/* The slot of a live handle, and what a miss means for the message. Lock
+ * held. NULL is never in the table. */
+static slot *lookup(const void *handle, uint32_t *found, bool *released) {
+    slot *s = handle ? find((uintptr_t)handle) : NULL;
+    *found = s ? s->magic : 0;
+    *released = handle && !s && was_released(handle);
+    return s;
+}
+
+/* Takes a slot's handle out of the table, remembering it as released.
+ * Lock held. */
+static void take_slot(slot *s, const void *handle) {
+    s->key = KEY_REMOVED;
+    table_live--;
+    released_addrs[released_next] = (uintptr_t)handle;
+    released_next = (released_next + 1) % RETIRED_MAX;
+}
+
 xgpu_status xgpu__handle_check(const void *handle, uint32_t magic, const char *func,
                                const char *what) {
-    if (handle) {
-        pthread_mutex_lock(&lock);
-        slot *s = find((uintptr_t)handle);
-        uint32_t found = s ? s->magic : 0;
-        bool released = !s && was_released(handle);
-        pthread_mutex_unlock(&lock);
-        if (found == magic) {
-            return XGPU_SUCCESS;
-        }
-        return refuse(handle, magic, found, released, func, what);
-    }
-    return refuse(handle, magic, 0, false, func, what);
+    uint32_t found;
+    bool released;
+    pthread_mutex_lock(&lock);
+    lookup(handle, &found, &released);
+    pthread_mutex_unlock(&lock);
+    return found == magic ? XGPU_SUCCESS : refuse(handle, magic, found, released, func, what);
 }
 
 xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, const char *what) {
-    if (handle) {
-        pthread_mutex_lock(&lock);
-        slot *s = find((uintptr_t)handle);
-        uint32_t found = s ? s->magic : 0;
-        bool released = !s && was_released(handle);
-        if (found == magic) {
-            s->key = KEY_REMOVED;
-            table_live--;
-            released_addrs[released_next] = (uintptr_t)handle;
-            released_next = (released_next + 1) % RETIRED_MAX;
-        }
-        pthread_mutex_unlock(&lock);
-        if (found == magic) {
-            return XGPU_SUCCESS;
-        }
-        return refuse(handle, magic, found, released, func, what);
+    uint32_t found;
+    bool released;
+    pthread_mutex_lock(&lock);
+    slot *s = lookup(handle, &found, &released);
+    if (found == magic) {
+        take_slot(s, handle);
     }
-    return refuse(handle, magic, 0, false, func, what);
+    pthread_mutex_unlock(&lock);
+    return found == magic ? XGPU_SUCCESS : refuse(handle, magic, found, released, func, what);
 }
 
 xgpu_status xgpu__context_pin(xgpu_context *context, const char *func) {
-    if (context) {
-        pthread_mutex_lock(&lock);
-        slot *s = find((uintptr_t)context);
-        uint32_t found = s ? s->magic : 0;
-        bool released = !s && was_released(context);
-        if (found == XGPU__MAGIC_CONTEXT) {
-            atomic_fetch_add(&context->live, 1);
-        }
-        pthread_mutex_unlock(&lock);
-        if (found == XGPU__MAGIC_CONTEXT) {
-            return XGPU_SUCCESS;
-        }
-        return refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
+    uint32_t found;
+    bool released;
+    pthread_mutex_lock(&lock);
+    lookup(context, &found, &released);
+    if (found == XGPU__MAGIC_CONTEXT) {
+        atomic_fetch_add(&context->live, 1);
     }
-    return refuse(context, XGPU__MAGIC_CONTEXT, 0, false, func, "context");
+    pthread_mutex_unlock(&lock);
+    return found == XGPU__MAGIC_CONTEXT
+               ? XGPU_SUCCESS
+               : refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
 }
 
 void xgpu__context_unpin(xgpu_context *context) {
@@ -208,28 +207,22 @@ void xgpu__context_unpin(xgpu_context *context) {
 }
 
 xgpu_status xgpu__context_take_if_idle(xgpu_context *context, const char *func, long *live) {
+    uint32_t found;
+    bool released;
     *live = 0;
-    if (context) {
-        pthread_mutex_lock(&lock);
-        slot *s = find((uintptr_t)context);
-        uint32_t found = s ? s->magic : 0;
-        bool released = !s && was_released(context);
-        if (found == XGPU__MAGIC_CONTEXT) {
-            *live = atomic_load(&context->live) - atomic_load(&context->lib_objects);
-            if (*live == 0) {
-                s->key = KEY_REMOVED;
-                table_live--;
-                released_addrs[released_next] = (uintptr_t)context;
-                released_next = (released_next + 1) % RETIRED_MAX;
-            }
+    pthread_mutex_lock(&lock);
+    slot *s = lookup(context, &found, &released);
+    if (found == XGPU__MAGIC_CONTEXT) {
+        *live = atomic_load(&context->live) - atomic_load(&context->lib_objects);
+        if (*live == 0) {
+            take_slot(s, context);
         }
-        pthread_mutex_unlock(&lock);
-        if (found == XGPU__MAGIC_CONTEXT) {
-            return *live == 0 ? XGPU_SUCCESS : XGPU_ERROR_BUSY;
-        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (found != XGPU__MAGIC_CONTEXT) {
         return refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
     }
-    return refuse(context, XGPU__MAGIC_CONTEXT, 0, false, func, "context");
+    return *live == 0 ? XGPU_SUCCESS : XGPU_ERROR_BUSY;
 }
 
 void xgpu__handle_remove(void *handle) {
