@@ -74,6 +74,11 @@ xgpu_status xgpu__rt_queue_native(void *queue, void **native) {
     return XGPU_SUCCESS;
 }
 
+xgpu_status xgpu__rt_kernel_native(void *kernel, void **native) {
+    *native = ((xgpu_rt_kernel *)kernel)->function; /* CUfunction, hipFunction_t */
+    return XGPU_SUCCESS;
+}
+
 /* ---- events ---- */
 
 static xgpu_status event_create(xgpu_rt_ctx *c, rt_event **out) {

@@ -127,6 +127,7 @@ xgpu_status xgpu__rt_host_alloc(void *context, size_t size, void **handle, void 
 void xgpu__rt_host_free(void *context, void *handle);
 xgpu_status xgpu__rt_buffer_native(void *buffer, void **native);
 xgpu_status xgpu__rt_queue_native(void *queue, void **native);
+xgpu_status xgpu__rt_kernel_native(void *kernel, void **native);
 xgpu_status xgpu__rt_queue_record_event(void *queue, void **event);
 xgpu_status xgpu__rt_event_wait(void *event);
 xgpu_status xgpu__rt_queue_wait_event(void *queue, void *event);
@@ -156,6 +157,7 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
     .queue_native = xgpu__rt_queue_native, .program_release = xgpu__rt_program_release,            \
     .launch = xgpu__rt_launch, .queue_record_event = xgpu__rt_queue_record_event,                  \
     .event_wait = xgpu__rt_event_wait, .event_elapsed_ms = xgpu__rt_event_elapsed_ms,              \
-    .event_release = xgpu__rt_event_release, .queue_wait_event = xgpu__rt_queue_wait_event
+    .event_release = xgpu__rt_event_release, .queue_wait_event = xgpu__rt_queue_wait_event,        \
+    .kernel_native = xgpu__rt_kernel_native
 
 #endif

@@ -165,6 +165,7 @@ static const xgpu_backend_ops ocl_ops = {
     .program_release = ocl__program_release,
     .kernel_create = ocl__kernel_create,
     .kernel_release = ocl__kernel_release,
+    .kernel_native = ocl__kernel_native,
     .launch = ocl__launch,
     .queue_record_event = ocl__queue_record_event,
     .event_wait = ocl__event_wait,

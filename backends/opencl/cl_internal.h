@@ -74,6 +74,7 @@ void ocl__program_release(void *program);
 xgpu_status ocl__kernel_create(void *program, const char *name, void **kernel,
                                xgpu_kernel_props *props);
 void ocl__kernel_release(void *kernel);
+xgpu_status ocl__kernel_native(void *kernel, void **native);
 xgpu_status ocl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
                         const xgpu_backend_arg *args, void **event);
 

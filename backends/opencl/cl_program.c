@@ -126,6 +126,11 @@ void ocl__kernel_release(void *kernel) {
     free(k);
 }
 
+xgpu_status ocl__kernel_native(void *kernel, void **native) {
+    *native = ((ocl_kern *)kernel)->kernel;
+    return XGPU_SUCCESS;
+}
+
 static cl_int set_args(cl_kernel kernel, size_t count, const xgpu_backend_arg *args,
                        size_t *failed) {
     for (size_t i = 0; i < count; i++) {

@@ -422,6 +422,17 @@ XGPU_API xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_
  * or the OpenCL driver's hint); 1 when the backend gives no hint. */
 XGPU_API xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel,
                                                           size_t *multiple);
+/* The vendor's kernel object, for launching it without xgpu (to time the
+ * vendor's own launch, or to hand it to a vendor library): cl_kernel
+ * (OpenCL), CUfunction (CUDA), hipFunction_t (HIP). Owned by xgpu and
+ * valid until the kernel is released. The caller launches it on the queue's
+ * native queue (xgpu_queue_native) with the CUDA context or HIP device
+ * current that xgpu's last call on this thread left current. On OpenCL,
+ * xgpu sets every argument at each xgpu_launch, so arguments set on the
+ * cl_kernel do not leak into xgpu's launches, but the caller must not set
+ * them while another thread launches the same kernel through xgpu.
+ * XGPU_ERROR_UNSUPPORTED when the backend gives no native handles. */
+XGPU_API xgpu_status xgpu_kernel_native(const xgpu_kernel *kernel, void **native);
 
 /* Launch arguments. Build them with the helpers below. */
 typedef enum xgpu_arg_kind {

@@ -30,6 +30,7 @@
  *      need no new version: the core reads a plugin's table only up to the
  *      plugin's `size`, and a hook past it is NULL, then defaulted.
  *        queue_wait_event (xgpu 0.3.0)
+ *        kernel_native (xgpu 0.4.0)
  */
 #ifndef XGPU_BACKEND_H
 #define XGPU_BACKEND_H
@@ -232,6 +233,11 @@ typedef struct xgpu_backend_ops {
      * checked that the event and the queue belong to one context. The core may release `event` as
      * soon as this returns: a backend that needs it later retains it. */
     xgpu_status (*queue_wait_event)(void *queue, void *event);
+
+    /* Optional, added in xgpu 0.4.0; default: XGPU_ERROR_UNSUPPORTED. The
+     * vendor object behind a kernel (cl_kernel, CUfunction, hipFunction_t),
+     * for xgpu_kernel_native. */
+    xgpu_status (*kernel_native)(void *kernel, void **native);
 } xgpu_backend_ops;
 
 /* Negotiation. In: the core's newest version and its services. Out: the

@@ -77,6 +77,9 @@ void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
     if (!ops->queue_native) {
         ops->queue_native = default_native;
     }
+    if (!ops->kernel_native) {
+        ops->kernel_native = default_native;
+    }
     if (!ops->buffer_fill) {
         ops->buffer_fill = core_fill;
     }

@@ -238,6 +238,15 @@ xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size
     return XGPU_SUCCESS;
 }
 
+xgpu_status xgpu_kernel_native(const xgpu_kernel *kernel, void **native) {
+    static const char *const func = __func__;
+    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
+    if (!native) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: native is NULL", func);
+    }
+    return kernel->program->context->ops->kernel_native(kernel->handle, native);
+}
+
 xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
     static const char *const func = __func__;
     XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, func, "kernel");
