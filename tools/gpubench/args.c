@@ -24,33 +24,45 @@ bool gb_selected(const char *list, const char *bench) {
     return false;
 }
 
-int gb_check_benches(const char *list, char *why, size_t why_size) {
+/* Every comma-separated name of `list` is one of `words` (which `names`
+ * spells for the message); else -1 with a message naming `option`. */
+static int check_list(const char *option, const char *noun, const char *list,
+                      const char *const *words, size_t nwords, const char *names, char *why,
+                      size_t why_size) {
     if (!list) {
         return 0;
     }
     if (!*list) {
-        snprintf(why, why_size,
-                 "-b \"\": no benchmark named (gemm, reduce, stream, transfer, launch)");
+        snprintf(why, why_size, "%s \"\": no %s named (%s)", option, noun, names);
         return -1;
     }
     for (const char *p = list;;) {
         size_t n = strcspn(p, ",");
         bool ok = false;
-        for (size_t k = 0; k < NKNOWN; k++) {
-            ok |= strlen(known[k]) == n && !strncmp(p, known[k], n);
+        for (size_t k = 0; k < nwords; k++) {
+            ok |= strlen(words[k]) == n && !strncmp(p, words[k], n);
         }
         if (!ok) {
-            snprintf(why, why_size,
-                     "-b \"%s\": unknown benchmark '%.*s' (gemm, reduce, stream, transfer, "
-                     "launch)",
-                     list, (int)n, p);
+            snprintf(why, why_size, "%s \"%s\": unknown %s '%.*s' (%s)", option, list, noun, (int)n,
+                     p, names);
             return -1;
         }
         if (!p[n]) {
             return 0;
         }
-        p += n + 1; /* a trailing comma names an empty benchmark: refused above */
+        p += n + 1; /* a trailing comma names an empty entry: refused above */
     }
+}
+
+int gb_check_benches(const char *list, char *why, size_t why_size) {
+    return check_list("-b", "benchmark", list, known, NKNOWN,
+                      "gemm, reduce, stream, transfer, launch", why, why_size);
+}
+
+int gb_check_dtypes(const char *list, char *why, size_t why_size) {
+    static const char *const dtypes[] = {"f32", "f64", "f16", "i32"};
+    return check_list("--dtype", "element type", list, dtypes, sizeof dtypes / sizeof dtypes[0],
+                      "f32, f64, f16, i32", why, why_size);
 }
 
 int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size) {

@@ -159,9 +159,16 @@ static void one_case(gb_env *env, size_t m, size_t n, size_t k, xgpu_dtype dt, b
         uint32_t poison = 0xffffffffu;
         xgpu_buffer_fill(env->queue, v.c, 0, m * n * elem, &poison, 4, NULL);
         if (run_vendor(env, &v) == 0) {
+            size_t at = r ? (size_t)(r - env->results) : 0;
             gb_result *vr = gb_add(env, "gemm", v.impl, dts, shape, (double)n);
             if (vr && gb_time_device(env, run_vendor, &v, &vr->t, &vr->first_s) == 0) {
                 finish_row(env, vr, &v, ha, hb, hc, elem);
+                r = r ? &env->results[at] : NULL; /* adding vr may have moved the rows */
+                if (r && r->verified && vr->verified && vr->rate > 0) {
+                    size_t used = strlen(r->note);
+                    snprintf(r->note + used, sizeof r->note - used, "%s%.2fx %s", used ? "; " : "",
+                             r->rate / vr->rate, v.impl);
+                }
             }
         } else {
             gb_result *vr = gb_add(env, "gemm", v.impl, dts, shape, (double)n);
@@ -197,7 +204,7 @@ void gb_bench_gemm(gb_env *env) {
         /* The sweep stops where the next size (8x the work) would take
          * more than 10 s a run on this device: a CPU device would
          * otherwise spend hours on the largest sizes that fit its memory. */
-        if (o->full && slowest * 8 > 10.0) {
+        if ((o->full && slowest * 8 > 10.0) || !gb_selected(o->dtypes, "f32")) {
             break;
         }
         size_t before = env->count;
@@ -207,13 +214,15 @@ void gb_bench_gemm(gb_env *env) {
             slowest = env->results[r].t.median > slowest ? env->results[r].t.median : slowest;
         }
     }
-    if (env->info.fp64) {
+    if (env->info.fp64 && gb_selected(o->dtypes, "f64")) {
         one_case(env, o->size ? o->size : 512, o->size ? o->size : 512, o->size ? o->size : 512,
                  XGPU_F64, false);
     }
-    one_case(env, o->size ? o->size : 1024, o->size ? o->size : 1024, o->size ? o->size : 1024,
-             XGPU_F16, false);
-    if (o->full) {
+    if (gb_selected(o->dtypes, "f16")) {
+        one_case(env, o->size ? o->size : 1024, o->size ? o->size : 1024, o->size ? o->size : 1024,
+                 XGPU_F16, false);
+    }
+    if (o->full && gb_selected(o->dtypes, "f32")) {
         one_case(env, 8192, 64, 8192, XGPU_F32, true); /* tall-skinny */
     }
 }

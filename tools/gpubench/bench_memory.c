@@ -2,6 +2,7 @@
  * transfers, and kernel launch latency. Every result is verified. */
 #include "gpubench.h"
 #include "peers.h"
+#include "raw_launch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +45,49 @@ static int run_reduce(gb_env *env, void *arg) {
                : -1;
 }
 
+/* The device-to-device copy of a reduction's input, the ceiling a sum is
+ * read against: its bandwidth counts the bytes read and written. Returns
+ * the row's GB/s, 0 when it did not run or did not verify. */
+typedef struct copy_case {
+    xgpu_buffer *src, *dst;
+    size_t bytes;
+} copy_case;
+
+static int run_copy(gb_env *env, void *arg) {
+    copy_case *c = arg;
+    return xgpu_buffer_copy(env->queue, c->src, 0, c->dst, 0, c->bytes, NULL) == XGPU_SUCCESS ? 0
+                                                                                              : -1;
+}
+
+static double copy_row(gb_env *env, xgpu_buffer *src, const unsigned char *host, size_t bytes) {
+    char shape[64];
+    shape_mib(shape, sizeof shape, "d2d copy", (double)bytes);
+    gb_result *r = gb_add(env, "reduce", "xgpu", "u8", shape, (double)bytes);
+    copy_case c = {src, NULL, bytes};
+    unsigned char *back = malloc(bytes);
+    if (!r || !back || xgpu_buffer_create(env->ctx, bytes, &c.dst)) {
+        if (r) {
+            snprintf(r->note, sizeof r->note, "not run: %s",
+                     back ? xgpu_last_error()->message : "out of host memory");
+        }
+        free(back);
+        return 0;
+    }
+    gb_progress(env, shape);
+    double gbs = 0;
+    if (gb_time_device(env, run_copy, &c, &r->t, &r->first_s) != 0) {
+        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+    } else if (xgpu_buffer_read(env->queue, c.dst, 0, back, bytes, true, NULL) == XGPU_SUCCESS) {
+        r->verified = memcmp(back, host, bytes) == 0;
+        set_bandwidth(env, r, 2.0 * (double)bytes);
+        snprintf(r->note, sizeof r->note, "xgpu_buffer_copy; bytes read plus bytes written");
+        gbs = r->verified ? r->rate : 0;
+    }
+    free(back);
+    xgpu_buffer_release(c.dst);
+    return gbs;
+}
+
 /* clpeak's global-memory bandwidth on the same OpenCL device, as the
  * reference the reductions are read against. */
 static void clpeak_row(gb_env *env) {
@@ -82,7 +126,8 @@ void gb_bench_reduce(gb_env *env) {
     static const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32};
     clpeak_row(env);
     for (size_t t = 0; t < 3; t++) {
-        if (types[t] == XGPU_F64 && !env->info.fp64) {
+        if ((types[t] == XGPU_F64 && !env->info.fp64) ||
+            !gb_selected(env->opt->dtypes, xgpu_dtype_name(types[t]))) {
             continue;
         }
         for (size_t s = 0; s < count; s++) {
@@ -154,6 +199,15 @@ void gb_bench_reduce(gb_env *env) {
                 r->max_rel_err = fabs(got - ref) / (fabs(ref) > 0 ? fabs(ref) : 1);
                 r->verified = fabs(got - ref) <= tol;
                 set_bandwidth(env, r, bytes);
+            }
+            /* The fp32 sum beside the copy of the same bytes. copy_row adds
+             * a row: r is found again by its index. */
+            size_t at = r ? (size_t)(r - env->results) : 0;
+            double copy = types[t] == XGPU_F32 ? copy_row(env, c.in, h, n * elem) : 0;
+            r = r ? &env->results[at] : NULL;
+            if (r && copy > 0 && r->verified) {
+                snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
+                         r->rate / copy, copy);
             }
             free(h);
             xgpu_buffer_release(c.in);
@@ -401,10 +455,47 @@ void gb_bench_transfer(gb_env *env) {
 }
 
 /* ---- launch ---- */
+enum { LAUNCHES = 200 };
 static const char *const launch_source =
     "XGPU_KERNEL void gpubench_count(XGPU_GLOBAL xgpu_u32 *counter) {\n"
     "    if (xgpu_global_id(0) == 0) counter[0] += 1u;\n"
     "}\n";
+
+/* A row of host-timed launch costs: the median of `n` samples and the
+ * spread. */
+static gb_result *launch_row(gb_env *env, const char *impl, const char *what, const double *series,
+                             int n, double first, bool ok) {
+    gb_result *r = gb_add(env, "launch", impl, "-", what, 0);
+    if (!r) {
+        return NULL;
+    }
+    double sorted[LAUNCHES];
+    memcpy(sorted, series, (size_t)n * sizeof *series);
+    for (int i = 1; i < n; i++) { /* insertion sort: n is small */
+        double v = sorted[i];
+        int j = i - 1;
+        while (j >= 0 && sorted[j] > v) {
+            sorted[j + 1] = sorted[j];
+            j--;
+        }
+        sorted[j + 1] = v;
+    }
+    double mean = 0, sq = 0;
+    for (int i = 0; i < n; i++) {
+        mean += sorted[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        sq += (sorted[i] - mean) * (sorted[i] - mean);
+    }
+    /* Host timing: these are the host's costs. */
+    r->t = (gb_stats){0.5 * (sorted[n / 2 - 1] + sorted[n / 2]), sorted[0], sorted[n - 1],
+                      sqrt(sq / (n - 1)), n};
+    r->unit = "us";
+    r->rate = r->t.median * 1e6;
+    r->first_s = first;
+    r->verified = ok;
+    return r;
+}
 
 void gb_bench_launch(gb_env *env) {
     xgpu_program *p = NULL;
@@ -424,10 +515,27 @@ void gb_bench_launch(gb_env *env) {
     xgpu_launch(env->queue, k, &range, 1, args, NULL);
     xgpu_queue_finish(env->queue);
     double first = gb_now() - t0;
-    enum { N = 200 };
-    double enqueue[N], round[N];
+    /* The backend's own launch on the same kernel, queue and buffer, timed
+     * in the same loop, one xgpu launch and one raw launch in turn, so that
+     * the ratio is not skewed by the host's state drifting. */
+    raw_launch raw;
+    char why[256] = "";
+    bool have_raw =
+        raw_launch_open(&raw, env->info.backend, k, env->queue, counter, why, sizeof why) == 0;
+    int raw_error = 0;
+    uint32_t expected = 1; /* the warm-up */
+    if (have_raw) {        /* the raw warm-up, which must work before it is timed */
+        raw_error = raw_launch_enqueue(&raw);
+        expected += raw_error == 0;
+        raw_error = raw_error ? raw_error : raw_launch_finish(&raw);
+        if (raw_error) {
+            snprintf(why, sizeof why, "failed: %s returned %d", raw.call, raw_error);
+            have_raw = false;
+        }
+    }
+    double enqueue[LAUNCHES], round[LAUNCHES], raw_enqueue[LAUNCHES], raw_round[LAUNCHES];
     gb_progress(env, "launch");
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < LAUNCHES; i++) {
         double a = gb_now();
         xgpu_launch(env->queue, k, &range, 1, args, NULL);
         double b = gb_now();
@@ -435,46 +543,50 @@ void gb_bench_launch(gb_env *env) {
         double c = gb_now();
         enqueue[i] = b - a;
         round[i] = c - a;
+        expected++;
+        if (have_raw) {
+            a = gb_now();
+            int e1 = raw_launch_enqueue(&raw);
+            b = gb_now();
+            int e2 = raw_launch_finish(&raw);
+            c = gb_now();
+            raw_enqueue[i] = b - a;
+            raw_round[i] = c - a;
+            expected++;
+            if ((e1 || e2) && !raw_error) {
+                raw_error = e1 ? e1 : e2;
+            }
+        }
     }
     uint32_t count = 0;
     xgpu_buffer_read(env->queue, counter, 0, &count, 4, true, NULL);
     if (gb_inject("launch")) {
         count--;
     }
-    bool ok = count == N + 1;
+    bool ok = count == expected && !raw_error;
+    char counted[96];
+    snprintf(counted, sizeof counted, "counter %u after %u launches", count, expected);
     const char *names[2] = {"enqueue", "round trip"};
-    double *series[2] = {enqueue, round};
+    double *series[2] = {enqueue, round}, *raw_series[2] = {raw_enqueue, raw_round};
     for (int s = 0; s < 2; s++) {
-        gb_result *r = gb_add(env, "launch", "xgpu", "-", names[s], 0);
-        if (!r) {
-            continue;
+        gb_result *x = launch_row(env, "xgpu", names[s], series[s], LAUNCHES, first, ok);
+        size_t at = x ? (size_t)(x - env->results) : 0;
+        gb_result *r =
+            have_raw ? launch_row(env, "raw", names[s], raw_series[s], LAUNCHES, 0, ok) : NULL;
+        x = x ? &env->results[at] : NULL; /* adding r may have moved the rows */
+        if (r) {
+            snprintf(r->note, sizeof r->note, "%s%s%s; %s", raw.call, s ? " + " : "",
+                     s ? raw.finish_call : "", counted);
         }
-        /* Host timing: these are the host's costs. */
-        double sorted[N];
-        memcpy(sorted, series[s], sizeof sorted);
-        for (int i = 1; i < N; i++) { /* insertion sort: N is small */
-            double v = sorted[i];
-            int j = i - 1;
-            while (j >= 0 && sorted[j] > v) {
-                sorted[j + 1] = sorted[j];
-                j--;
-            }
-            sorted[j + 1] = v;
+        if (x && r && r->t.median > 0) {
+            snprintf(x->note, sizeof x->note, "%.2fx the raw %s; %s", x->t.median / r->t.median,
+                     raw.call, counted);
+        } else if (x) {
+            snprintf(x->note, sizeof x->note, "%s; raw launch %s", counted, why);
         }
-        double mean = 0, sq = 0;
-        for (int i = 0; i < N; i++) {
-            mean += sorted[i] / N;
+        if (raw_error && r) {
+            snprintf(r->note, sizeof r->note, "%s returned %d", raw.call, raw_error);
         }
-        for (int i = 0; i < N; i++) {
-            sq += (sorted[i] - mean) * (sorted[i] - mean);
-        }
-        r->t = (gb_stats){0.5 * (sorted[N / 2 - 1] + sorted[N / 2]), sorted[0], sorted[N - 1],
-                          sqrt(sq / (N - 1)), N};
-        r->unit = "us";
-        r->rate = r->t.median * 1e6;
-        r->first_s = first;
-        r->verified = ok;
-        snprintf(r->note, sizeof r->note, "counter %u after %d launches", count, N + 1);
     }
 done:
     xgpu_kernel_release(k);

@@ -34,6 +34,7 @@ typedef struct gb_result {
 typedef struct gb_options {
     bool full;
     const char *benches; /* "gemm,reduce,..." */
+    const char *dtypes;  /* "f32,f64,...", NULL = all */
     const char *selector;
     size_t size;        /* --size: one problem size (n for gemm, MiB otherwise), 0 = suite's */
     double time_budget; /* seconds per case for the timed repetitions */
@@ -95,6 +96,8 @@ const char *gb_host_name(void);
 #define GB_SIZE_LIMIT_BYTES ((size_t)1 << 40)          /* buffers of one --size case */
 bool gb_selected(const char *list, const char *bench); /* list NULL: all */
 int gb_check_benches(const char *list, char *why, size_t why_size);
+/* --dtype: f32, f64, f16 (GEMM), i32 (reductions). */
+int gb_check_dtypes(const char *list, char *why, size_t why_size);
 /* A positive decimal number that fits a size_t: no sign, blank or suffix. */
 int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size);
 /* Whether the buffers `size` asks of the selected benchmarks fit a size_t

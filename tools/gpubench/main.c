@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: gpubench [-b LIST] [-d SELECTOR] [--full] [--size N] [--reps N] [--time S]\n"
-    "                [--csv FILE] [--json FILE]\n"
+    "usage: gpubench [-b LIST] [-d SELECTOR] [--dtype LIST] [--full] [--size N]\n"
+    "                [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
     "       gpubench report [-o PREFIX] RESULT.json...\n"
     "\n"
     "Runs the benchmarks on every device (or those -d selects), xgpu's kernels\n"
@@ -28,6 +28,10 @@ static const char usage[] =
     "                (cuda), a path (opencl:0), a PCI bus id (0000:01:00.0) or a\n"
     "                UUID, as gpuinfo prints them (the grammar of xgpu_device_match\n"
     "                in xgpu.h); each matching device once, in gpuinfo's order\n"
+    "  --dtype LIST  element types, comma-separated: f32,f64,f16 for GEMM (the\n"
+    "                vendor BLAS and OpenBLAS run with f32), f32,f64,i32 for the\n"
+    "                reductions (the device-to-device copy runs with f32);\n"
+    "                default: all\n"
     "  --full        the full sweep (sizes up to what fits the device)\n"
     "  --size N      one size: n for GEMM, MiB for the others\n"
     "  --reps N      fixed repetitions instead of a time budget\n"
@@ -137,6 +141,8 @@ static int parse_args(int argc, char **argv, gb_options *o) {
             o->benches = v, i++;
         } else if (!strcmp(a, "-d") && v) {
             o->selector = v, i++;
+        } else if (!strcmp(a, "--dtype") && v) {
+            o->dtypes = v, i++;
         } else if (!strcmp(a, "--size") && v) {
             char why[160];
             if (gb_parse_size(v, &o->size, why, sizeof why) != 0) {
@@ -159,6 +165,7 @@ static int parse_args(int argc, char **argv, gb_options *o) {
     }
     char why[1024];
     if (gb_check_benches(o->benches, why, sizeof why) != 0 ||
+        gb_check_dtypes(o->dtypes, why, sizeof why) != 0 ||
         (o->size && gb_check_size(o->benches, o->size, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s\n", why);
         return 2;
@@ -242,7 +249,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "report")) {
         return gb_report(argc - 2, argv + 2);
     }
-    gb_options o = {false, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
+    gb_options o = {false, NULL, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
     int usage_rc = parse_args(argc, argv, &o);
     if (usage_rc >= 0) {
         return usage_rc;
@@ -279,7 +286,7 @@ int main(int argc, char **argv) {
         ran += run_device(&o, run[i], &env) == 0;
     }
     free(run);
-    if (gb_selected(o.benches, "gemm")) {
+    if (gb_selected(o.benches, "gemm") && gb_selected(o.dtypes, "f32")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
     int failed = print_results(&env, t0);
