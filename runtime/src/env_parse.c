@@ -126,3 +126,24 @@ bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err,
     *out = (xgpu_gemm_params){v[0], v[1], v[2], v[3], v[4], v[5]};
     return true;
 }
+
+bool xgpu__uint_parse(const char *text, uint32_t lo, uint32_t hi, uint32_t *out, char *err,
+                      size_t err_size) {
+    if (!text) {
+        return fail(err, err_size, "%s", "no value");
+    }
+    unsigned long long v = 0;
+    const char *s = text;
+    while (isdigit((unsigned char)*s) && v <= hi) {
+        v = v * 10 + (unsigned long long)(*s - '0');
+        s++;
+    }
+    if (s == text || *s || v < lo || v > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "expected a whole number from %u to %u", (unsigned)lo,
+                 (unsigned)hi);
+        return fail(err, err_size, "%s", range);
+    }
+    *out = (uint32_t)v;
+    return true;
+}

@@ -116,6 +116,9 @@ bool xgpu__backend_list_has(const xgpu__backend_list *list, const char *name);
  * each a decimal number in 1..XGPU__GEMM_PARAM_MAX, nothing else. */
 #define XGPU__GEMM_PARAM_MAX 1024
 bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err, size_t err_size);
+/* A whole decimal number in lo..hi, nothing around it. */
+bool xgpu__uint_parse(const char *text, uint32_t lo, uint32_t hi, uint32_t *out, char *err,
+                      size_t err_size);
 
 /* ---- loader.c ---- */
 typedef struct xgpu__backend {
@@ -352,8 +355,11 @@ size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n);
 /* The GEMM parameter sets xgpu_gemm can choose for a device class. */
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max);
 void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size);
-void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group, char *out,
-                          size_t size);
+/* Loads in flight per work-item in the GPU reduction (XGPU_REDUCE_UNROLL
+ * overrides it). */
+#define XGPU__REDUCE_UNROLL_GPU 4
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group,
+                          unsigned unroll, char *out, size_t size);
 void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size);
 
 #endif /* XGPU_INTERNAL_H */

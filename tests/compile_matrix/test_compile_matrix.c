@@ -54,8 +54,8 @@ static void collect(void) {
         for (size_t t = 0; t < 4; t++) {
             for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
                 char opt[256];
-                xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], cpu, cpu ? 4 : 256, opt,
-                                     sizeof opt);
+                xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], cpu, cpu ? 4 : 256,
+                                     XGPU__REDUCE_UNROLL_GPU, opt, sizeof opt);
                 add("reduce", xgpu__kernel_reduce, opt, cpu);
             }
         }

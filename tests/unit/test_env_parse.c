@@ -70,10 +70,33 @@ static void gemm_params(void **state) {
     assert_false(xgpu__gemm_params_parse(NULL, &p, NULL, 0));
 }
 
+static void whole_numbers(void **state) {
+    (void)state;
+    char why[96];
+    uint32_t v = 0;
+    assert_true(xgpu__uint_parse("1", 1, 16, &v, why, sizeof why));
+    assert_int_equal(v, 1);
+    assert_true(xgpu__uint_parse("16", 1, 16, &v, why, sizeof why));
+    assert_int_equal(v, 16);
+    static const char *const bad[] = {"",   "0",  "17", "-1",  "+4",
+                                      " 4", "4 ", "4x", "0x4", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 7;
+        why[0] = '\0';
+        if (xgpu__uint_parse(bad[i], 1, 16, &v, why, sizeof why)) {
+            fail_msg("'%s' was accepted", bad[i]);
+        }
+        assert_int_equal(v, 7); /* never half-read */
+        assert_non_null(strstr(why, "1 to 16"));
+    }
+    assert_false(xgpu__uint_parse(NULL, 1, 16, &v, NULL, 0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backend_lists),
         cmocka_unit_test(gemm_params),
+        cmocka_unit_test(whole_numbers),
     };
     return cmocka_run_group_tests_name("env_parse", tests, NULL, NULL);
 }
