@@ -1,17 +1,27 @@
 #!/bin/bash
-# Builds xgpu, then runs on one device (default cuda:0): gpuinfo, the whole
-# conformance suite and the library's correctness tests, the CUDA
-# compile-path test, vector_add, a timed saxpy and gpubench (SGEMM beside
-# cuBLAS on the same buffers, the reductions); prints a short table and
-# gpubench's rows. Meant for a machine with an NVIDIA GPU and
-# no package access: CMocka may come as a copy in .gpucheck/cmocka (see
-# scripts/gpu-check-prepare.sh). Writes the full log to $OUT or build-gpu/.
+# Builds xgpu with all cores, then runs on one device (default cuda:0):
+# gpuinfo and gpuinfo --doctor, the whole conformance suite and the
+# library's correctness tests, the NVRTC compile test, the examples, and
+# gpubench (GEMM f32/f64/f16 with f32 beside the vendor BLAS on the same
+# buffers, sums beside a device-to-device copy, the stream kernels, pinned
+# and pageable transfers, launches beside the backend's raw launch). Where
+# the NVIDIA driver ships its OpenCL library, it is registered in a folder
+# of the build's own and the suite and gpubench run on that path to the GPU
+# too. Prints a short table and gpubench's rows; writes the log, gpubench's
+# JSON and its report (Markdown and HTML) to $OUT, or to the build folder.
+# Meant for a machine with an NVIDIA GPU and no package access: CMocka,
+# cJSON, the OpenCL headers and loader and CLBlast may come as copies in
+# .gpucheck/ (scripts/gpu-check-prepare.sh makes them).
 # Usage: scripts/gpu-check.sh [selector]
 # Environment: GPU_CHECK_BUILD (build folder, default build-gpu),
-# GPU_CHECK_CMAKE_ARGS (extra configure arguments, e.g.
-# -DXGPU_BACKEND_OPENCL=OFF), GPU_CHECK_NO_CMOCKA=1 (build as if CMocka
-# were absent). Exit status: 0 all passed, 1 a check failed, 2 the build
-# failed, 3 the device was not found (its checks say SKIP).
+# GPU_CHECK_GEMM_N (GEMM size, default 4096), GPU_CHECK_MIB (MiB for the
+# memory benchmarks, default 1024), GPU_CHECK_TIMEOUT (seconds a check may
+# take, default 300), GPU_CHECK_SWEEP=1 (also sweep XGPU_GEMM_PARAMS with
+# scripts/gemm-sweep.sh, and XGPU_REDUCE_UNROLL), GPU_CHECK_CMAKE_ARGS
+# (extra configure arguments, e.g. -DXGPU_BACKEND_OPENCL=OFF),
+# GPU_CHECK_NO_CMOCKA=1 (build as if CMocka were absent).
+# Exit status: 0 all passed, 1 a check failed, 2 the build failed, 3 the
+# device was not found (its checks say SKIP).
 set -u
 sel=${1:-cuda:0}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,9 +35,11 @@ log=$logdir/gpu-check.log
 # then not built, and their rows say SKIP), cJSON (gpubench), make (ninja
 # is used when present). Copies carried in .gpucheck/ are used first.
 prefix=""
-for dep in cmocka cjson; do
+for dep in cmocka cjson opencl clblast; do
     if [ -d "$root/.gpucheck/$dep" ]; then
         prefix="${prefix:+$prefix;}$root/.gpucheck/$dep"
+        # libclblast finds the carried ICD loader only through this.
+        export LD_LIBRARY_PATH="$root/.gpucheck/$dep/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
 done
 extra=()
@@ -53,6 +65,50 @@ if command -v ninja >/dev/null 2>&1; then
         rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
     fi
 fi
+# The machine, for the record: driver, clocks as the driver reports them,
+# toolkit. Nothing here changes a setting.
+{
+    echo "== machine"
+    date -u +%Y-%m-%dT%H:%M:%SZ
+    uname -srm
+    grep -m1 "model name" /proc/cpuinfo
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,temperature.gpu,persistence_mode,compute_mode --format=csv 2>&1
+        nvidia-smi 2>&1 | sed -n 3p
+    fi
+    for nvcc in nvcc /usr/local/cuda/bin/nvcc; do
+        if command -v "$nvcc" >/dev/null 2>&1; then
+            "$nvcc" --version 2>&1 | tail -2
+            break
+        fi
+    done
+} >>"$log" 2>&1
+
+# OpenCL on the same GPU: when the driver ships its OpenCL library and no
+# ICD folder was chosen, register it in a folder of our own (the machine's
+# /etc/OpenCL/vendors is left alone, and its other drivers, such as a CPU
+# OpenCL, are then not seen) so that the OpenCL backend finds it.
+if [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+    nvocl=""
+    for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+        if [ -e "$d/libnvidia-opencl.so.1" ]; then
+            nvocl=$d/libnvidia-opencl.so.1
+            break
+        fi
+    done
+    if [ -z "$nvocl" ]; then
+        nvocl=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1/ { print $NF; exit }')
+    fi
+    if [ -n "$nvocl" ]; then
+        mkdir -p "$build/icd"
+        echo "$nvocl" >"$build/icd/nvidia.icd"
+        export OCL_ICD_VENDORS=$build/icd
+        echo "gpu-check: OpenCL: registered $nvocl through OCL_ICD_VENDORS=$build/icd" | tee -a "$log"
+    else
+        echo "gpu-check: OpenCL: no libnvidia-opencl.so.1 on this machine" >>"$log"
+    fi
+fi
+
 echo "== build" | tee -a "$log"
 if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" &&
        cmake --build "$build" -j "$(nproc)"; } >>"$log" 2>&1; then
@@ -73,12 +129,18 @@ check() {
         return
     fi
     t0=$(date +%s.%N)
-    out=$("$@" 2>&1)
+    # A hang must not eat the machine's time: each check has a limit.
+    out=$(timeout "${GPU_CHECK_TIMEOUT:-300}" "$@" 2>&1)
     rc=$?
     t1=$(date +%s.%N)
     { echo "== $name: $*"; echo "$out"; echo "(exit $rc)"; } >>"$log"
     local result=PASS
-    if [ "$rc" -eq 77 ] || { [ "$rc" -eq 1 ] && [ -n "${no_device_ok:-}" ]; }; then
+    if [ "$rc" -eq 124 ]; then
+        result=FAIL
+        failed=1
+        out="$out
+timed out after ${GPU_CHECK_TIMEOUT:-300} s"
+    elif [ "$rc" -eq 77 ] || { [ "$rc" -eq 1 ] && [ -n "${no_device_ok:-}" ]; }; then
         result=SKIP
     elif [ "$rc" -ne 0 ]; then
         result=FAIL
@@ -91,7 +153,13 @@ check() {
               'BEGIN { printf "%-24s %-5s %7.2fs  %s", n, r, b - a, d }')")
 }
 
-export XGPU_TEST_DEVICES=$sel
+# With the vendor's OpenCL registered above, the suite runs on both paths
+# to the GPU.
+tsel=$sel
+if [ -n "${OCL_ICD_VENDORS:-}" ] && [ "$OCL_ICD_VENDORS" = "$build/icd" ]; then
+    tsel="$sel,opencl"
+fi
+export XGPU_TEST_DEVICES=$tsel
 # Without the device, its checks cannot run: say so once, skip them.
 no_device=""
 if ! "$build/bin/gpuinfo" -d "$sel" >/dev/null 2>&1; then
@@ -115,7 +183,7 @@ if [ -n "$no_device" ]; then
         fi
     }
 fi
-for t in buffers launch events threads bad_input lifetimes; do
+for t in buffers launch events threads bad_input lifetimes selectors; do
     check "conformance.$t" "$build/bin/test_$t"
 done
 for t in gemm reduce stream; do
@@ -123,10 +191,46 @@ for t in gemm reduce stream; do
 done
 check vector_add "$build/bin/vector_add" "$sel"
 check saxpy "$build/bin/saxpy" "$sel" 16777216
-# GEMM 4096^3 (f32 beside cuBLAS/rocBLAS/CLBlast on the same buffers, f64,
-# f16, OpenBLAS on the host), then the 1 GiB sums (beside clpeak on OpenCL).
-check gpubench.gemm "$build/bin/gpubench" -d "$sel" -b gemm --size 4096
-check gpubench.reduce "$build/bin/gpubench" -d "$sel" -b reduce --size 1024
+# gpubench on the device, and on the same GPU through OpenCL when the
+# vendor's OpenCL driver was registered above: GEMM 4096^3 (f32 beside the
+# vendor BLAS on the same buffers, f64, f16, OpenBLAS on the host), then
+# 1 GiB sums beside a device-to-device copy, the stream kernels, pinned and
+# pageable transfers and launches beside the backend's raw launch.
+bsel=$tsel
+check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK_GEMM_N:-4096}" \
+    --json "$logdir/gpubench-gemm.json"
+check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
+    --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
+reports=()
+for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json"; do
+    if [ -s "$f" ]; then
+        reports+=("$f")
+    fi
+done
+if [ "${#reports[@]}" -gt 0 ]; then
+    check gpubench.report "$build/bin/gpubench" report -o "$logdir/gpubench-report" "${reports[@]}"
+fi
+# Tuning sweeps, on request: XGPU_GEMM_PARAMS for f32 GEMM (a table and
+# gemm-sweep.csv), and XGPU_REDUCE_UNROLL for the f32 sum.
+if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
+    GEMM_SWEEP_GPUBENCH=$build/bin/gpubench GEMM_SWEEP_CSV=$logdir/gemm-sweep.csv \
+        bash "$root/scripts/gemm-sweep.sh" "$sel" "${GPU_CHECK_GEMM_N:-4096}" >"$build/sweep.txt" 2>&1
+    cat "$build/sweep.txt" >>"$log"
+    {
+        echo "== reduce sweep: XGPU_REDUCE_UNROLL, f32 sum of ${GPU_CHECK_MIB:-1024} MiB"
+        for u in 1 2 4 8 16; do
+            XGPU_REDUCE_UNROLL=$u "$build/bin/gpubench" -d "$sel" -b reduce --dtype f32 \
+                --size "${GPU_CHECK_MIB:-1024}" 2>&1 | grep -E "^reduce +xgpu" | sed "s/^/unroll $u: /"
+        done
+    } >"$build/reduce-sweep.txt" 2>&1
+    cat "$build/reduce-sweep.txt" >>"$log"
+fi
+# The clocks again, now that the GPU has worked.
+if command -v nvidia-smi >/dev/null 2>&1; then
+    { echo "== clocks after the benchmarks"
+      nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv 2>&1
+    } >>"$log"
+fi
 
 echo
 echo "xgpu gpu-check on $sel"
@@ -136,7 +240,13 @@ for r in "${rows[@]}"; do
     echo "$r"
 done
 echo
-grep -E "^(gemm|reduce) " "$log" || true
+grep -E "^(gemm|reduce|stream|transfer|launch) " "$log" || true
+for f in "$build/sweep.txt" "$build/reduce-sweep.txt"; do
+    if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -s "$f" ]; then
+        echo
+        cat "$f"
+    fi
+done
 echo "full log: $log"
 if [ -n "$no_device" ]; then
     echo "gpu-check: device $sel not found: $no_device"
