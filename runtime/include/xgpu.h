@@ -59,7 +59,7 @@ extern "C" {
 #endif
 
 #define XGPU_VERSION_MAJOR 0
-#define XGPU_VERSION_MINOR 3
+#define XGPU_VERSION_MINOR 4
 #define XGPU_VERSION_PATCH 0
 #define XGPU_VERSION_HEX                                                                           \
     ((XGPU_VERSION_MAJOR << 16) | (XGPU_VERSION_MINOR << 8) | XGPU_VERSION_PATCH)
@@ -125,7 +125,7 @@ XGPU_API const char *xgpu_last_build_log(void);
  * ------------------------------------------------------------------------- */
 /* XGPU_VERSION_HEX of the library actually loaded. */
 XGPU_API uint32_t xgpu_version(void);
-/* "0.3.0" */
+/* "0.4.0" */
 XGPU_API const char *xgpu_version_string(void);
 /* The newest backend ABI version this core speaks (see xgpu_backend.h). */
 XGPU_API uint32_t xgpu_backend_abi_version(void);
@@ -431,7 +431,8 @@ XGPU_API xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *ker
  * xgpu sets every argument at each xgpu_launch, so arguments set on the
  * cl_kernel do not leak into xgpu's launches, but the caller must not set
  * them while another thread launches the same kernel through xgpu.
- * XGPU_ERROR_UNSUPPORTED when the backend gives no native handles. */
+ * XGPU_ERROR_UNSUPPORTED when the backend gives no native handles. New in
+ * 0.4.0. */
 XGPU_API xgpu_status xgpu_kernel_native(const xgpu_kernel *kernel, void **native);
 
 /* Launch arguments. Build them with the helpers below. */
