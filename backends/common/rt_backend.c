@@ -307,7 +307,23 @@ void xgpu__rt_program_release(void *program) {
     if (xgpu__rt_make_current(p->ctx) == XGPU_SUCCESS) {
         p->ctx->vendor->module_unload(p->ctx->api, p->module);
     }
+    free(p->image);
     free(p);
+}
+
+xgpu_status xgpu__rt_program_binary(void *program, void **data, size_t *size) {
+    xgpu_rt_program *p = program;
+    void *copy = p->image ? malloc(p->image_size) : NULL;
+    if (!copy) {
+        return xgpu__rt_services->error(
+            p->ctx->vendor->backend,
+            p->image ? XGPU_ERROR_OUT_OF_HOST_MEMORY : XGPU_ERROR_UNSUPPORTED, 0, NULL,
+            "program binary: %s", p->image ? "malloc failed" : "no code object kept");
+    }
+    memcpy(copy, p->image, p->image_size);
+    *data = copy;
+    *size = p->image_size;
+    return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size, void **kernel,

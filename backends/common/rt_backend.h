@@ -91,6 +91,10 @@ typedef struct xgpu_rt_ctx {
 typedef struct xgpu_rt_program {
     xgpu_rt_ctx *ctx;
     void *module;
+    /* The code object the module was loaded from (owned; NULL when not
+     * kept), for the persistent kernel cache. */
+    void *image;
+    size_t image_size;
 } xgpu_rt_program;
 
 /* The first member of a vendor's kernel struct. */
@@ -128,6 +132,8 @@ void xgpu__rt_host_free(void *context, void *handle);
 xgpu_status xgpu__rt_buffer_native(void *buffer, void **native);
 xgpu_status xgpu__rt_queue_native(void *queue, void **native);
 xgpu_status xgpu__rt_kernel_native(void *kernel, void **native);
+/* A copy of the program's code object (program_binary). */
+xgpu_status xgpu__rt_program_binary(void *program, void **data, size_t *size);
 xgpu_status xgpu__rt_queue_record_event(void *queue, void **event);
 xgpu_status xgpu__rt_event_wait(void *event);
 xgpu_status xgpu__rt_queue_wait_event(void *queue, void *event);
@@ -158,6 +164,6 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
     .launch = xgpu__rt_launch, .queue_record_event = xgpu__rt_queue_record_event,                  \
     .event_wait = xgpu__rt_event_wait, .event_elapsed_ms = xgpu__rt_event_elapsed_ms,              \
     .event_release = xgpu__rt_event_release, .queue_wait_event = xgpu__rt_queue_wait_event,        \
-    .kernel_native = xgpu__rt_kernel_native
+    .kernel_native = xgpu__rt_kernel_native, .program_binary = xgpu__rt_program_binary
 
 #endif

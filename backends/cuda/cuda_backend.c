@@ -211,6 +211,8 @@ static const xgpu_backend_ops cu_ops = {
     .context_create = cu__context_create,
     .context_release = cu__context_release,
     .program_build = cu__program_build,
+    .program_load_binary = cu__program_load_binary,
+    .build_identity = cu__build_identity,
     .kernel_create = cu__kernel_create,
     .kernel_release = cu__kernel_release,
     XGPU_RT_BACKEND_HOOKS,

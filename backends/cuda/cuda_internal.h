@@ -92,6 +92,9 @@ void cu__context_release(void *context);
 extern const xgpu_rt_vendor cu__vendor;
 
 /* cuda_program.c */
+xgpu_status cu__program_load_binary(void *context, const void *data, size_t size,
+                                    const char *options, void **program, char **log);
+xgpu_status cu__build_identity(void *context, char *out, size_t size);
 xgpu_status cu__program_build(void *context, const char *source, const char *options,
                               void **program, char **log);
 xgpu_status cu__kernel_create(void *program, const char *name, void **kernel,

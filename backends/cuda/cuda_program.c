@@ -68,26 +68,17 @@ static xgpu_status load_failed(const cu_ctx *c, const cu_nvrtc *n, const cu_bina
     return cu__fail(d, r, "cuModuleLoadData", detail);
 }
 
-xgpu_status cu__program_build(void *context, const char *source, const char *options,
-                              void **program, char **log) {
-    cu_ctx *c = context;
-    const cu_nvrtc *n = NULL;
-    xgpu_status st = nvrtc_get(c->state, &n);
-    if (st != XGPU_SUCCESS) {
-        return st;
-    }
-    cu_binary bin;
-    st = cu__compile(n, source, options, c->sm, &bin, log);
-    if (st != XGPU_SUCCESS) {
-        return st;
-    }
+/* Loads `bin` into a new program that keeps it (bin->data is the
+ * program's from here on, or freed on failure). `n` (NULL for a binary
+ * from the cache) names NVRTC in a version-mismatch message. */
+static xgpu_status load_program(cu_ctx *c, const cu_nvrtc *n, cu_binary *bin, void **program) {
     xgpu_rt_program *p = calloc(1, sizeof *p);
     if (!p) {
-        free(bin.data);
+        free(bin->data);
         return xgpu__rt_oom(&c->rt, "program");
     }
     p->ctx = &c->rt;
-    st = xgpu__rt_make_current(&c->rt);
+    xgpu_status st = xgpu__rt_make_current(&c->rt);
     if (st == XGPU_SUCCESS) {
         /* Not the shared layer's module_load: with the Ex form, a PTX JIT
          * failure comes with the driver's log, and a version mismatch is
@@ -98,20 +89,64 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
         if (DRV(c)->cuModuleLoadDataEx) {
             int jit_opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
             void *values[] = {jit_log, (void *)(uintptr_t)(sizeof jit_log - 1)};
-            r = DRV(c)->cuModuleLoadDataEx(&module, bin.data, 2, jit_opts, values);
+            r = DRV(c)->cuModuleLoadDataEx(&module, bin->data, 2, jit_opts, values);
             jit_log[sizeof jit_log - 1] = '\0';
         } else {
-            r = DRV(c)->cuModuleLoadData(&module, bin.data);
+            r = DRV(c)->cuModuleLoadData(&module, bin->data);
         }
         p->module = module;
-        st = r == CUDA_SUCCESS ? XGPU_SUCCESS : load_failed(c, n, &bin, r, jit_log);
+        st = r == CUDA_SUCCESS ? XGPU_SUCCESS
+             : n               ? load_failed(c, n, bin, r, jit_log)
+                               : cu__fail(DRV(c), r, "cuModuleLoadData", " (a cached binary)");
     }
-    free(bin.data);
     if (st != XGPU_SUCCESS) {
+        free(bin->data);
         free(p);
         return st;
     }
+    p->image = bin->data;
+    p->image_size = bin->size;
     *program = p;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status cu__program_build(void *context, const char *source, const char *options,
+                              void **program, char **log) {
+    cu_ctx *c = context;
+    const cu_nvrtc *n = NULL;
+    xgpu_status st = nvrtc_get(c->state, &n);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    cu_binary bin;
+    st = cu__compile(n, source, options, c->sm, &bin, log);
+    return st != XGPU_SUCCESS ? st : load_program(c, n, &bin, program);
+}
+
+xgpu_status cu__program_load_binary(void *context, const void *data, size_t size,
+                                    const char *options, void **program, char **log) {
+    (void)options, (void)log;
+    cu_ctx *c = context;
+    /* The driver reads PTX up to its NUL and CUBIN by its ELF header: the
+     * copy gets a NUL after it either way. */
+    cu_binary bin = {malloc(size + 1), size, size > 0 && ((const char *)data)[0] != 0x7f, 0};
+    if (!bin.data) {
+        return xgpu__rt_oom(&c->rt, "program");
+    }
+    memcpy(bin.data, data, size);
+    bin.data[size] = '\0';
+    return load_program(c, NULL, &bin, program);
+}
+
+xgpu_status cu__build_identity(void *context, char *out, size_t size) {
+    cu_ctx *c = context;
+    const cu_nvrtc *n = NULL;
+    if (nvrtc_get(c->state, &n) != XGPU_SUCCESS) { /* the core clears the error */
+        snprintf(out, size, "no NVRTC; driver %d; sm_%d", c->state->driver_version, c->sm);
+        return XGPU_SUCCESS;
+    }
+    snprintf(out, size, "NVRTC %d.%d; driver %d; sm_%d", n->major, n->minor,
+             c->state->driver_version, c->sm);
     return XGPU_SUCCESS;
 }
 

@@ -194,6 +194,8 @@ static const xgpu_backend_ops hip_ops = {
     .context_create = hip__context_create,
     .context_release = hip__context_release,
     .program_build = hip__program_build,
+    .program_load_binary = hip__program_load_binary,
+    .build_identity = hip__build_identity,
     .kernel_create = hip__kernel_create,
     .kernel_release = hip__kernel_release,
     XGPU_RT_BACKEND_HOOKS,

@@ -64,6 +64,9 @@ void hip__context_release(void *context);
 extern const xgpu_rt_vendor hip__vendor;
 
 /* hip_program.c */
+xgpu_status hip__program_load_binary(void *context, const void *data, size_t size,
+                                     const char *options, void **program, char **log);
+xgpu_status hip__build_identity(void *context, char *out, size_t size);
 xgpu_status hip__program_build(void *context, const char *source, const char *options,
                                void **program, char **log);
 xgpu_status hip__kernel_create(void *program, const char *name, void **kernel,

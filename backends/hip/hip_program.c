@@ -22,6 +22,19 @@ static xgpu_status rtc_get(hip_state *st, const hip_rtc **out) {
     return status;
 }
 
+/* Loads `code` (malloc'ed) into a new program that keeps it, or frees it. */
+static xgpu_status load_program(hip_ctx *c, char *code, size_t size, void **program) {
+    xgpu_status st = xgpu__rt_program_load(&c->rt, code, sizeof(xgpu_rt_program), program);
+    if (st != XGPU_SUCCESS) {
+        free(code);
+        return st;
+    }
+    xgpu_rt_program *p = *program;
+    p->image = code;
+    p->image_size = size;
+    return XGPU_SUCCESS;
+}
+
 xgpu_status hip__program_build(void *context, const char *source, const char *options,
                                void **program, char **log) {
     hip_ctx *c = context;
@@ -36,9 +49,28 @@ xgpu_status hip__program_build(void *context, const char *source, const char *op
     if (st != XGPU_SUCCESS) {
         return st;
     }
-    st = xgpu__rt_program_load(&c->rt, code, sizeof(xgpu_rt_program), program);
-    free(code);
-    return st;
+    return load_program(c, code, code_size, program);
+}
+
+xgpu_status hip__program_load_binary(void *context, const void *data, size_t size,
+                                     const char *options, void **program, char **log) {
+    (void)options, (void)log;
+    hip_ctx *c = context;
+    char *code = malloc(size ? size : 1);
+    if (!code) {
+        return xgpu__rt_oom(&c->rt, "program");
+    }
+    memcpy(code, data, size);
+    return load_program(c, code, size, program);
+}
+
+xgpu_status hip__build_identity(void *context, char *out, size_t size) {
+    hip_ctx *c = context;
+    const hip_rtc *rtc = NULL;
+    bool have_rtc = rtc_get(c->state, &rtc) == XGPU_SUCCESS; /* the core clears the error */
+    snprintf(out, size, "hiprtc %s (ROCm %d); %s", have_rtc ? rtc->path : "none",
+             have_rtc ? rtc->rocm_version : 0, c->state->arch[c->device]);
+    return XGPU_SUCCESS;
 }
 
 xgpu_status hip__kernel_create(void *program, const char *name, void **kernel,

@@ -75,6 +75,10 @@ xgpu_status ocl__kernel_create(void *program, const char *name, void **kernel,
                                xgpu_kernel_props *props);
 void ocl__kernel_release(void *kernel);
 xgpu_status ocl__kernel_native(void *kernel, void **native);
+xgpu_status ocl__program_load_binary(void *context, const void *data, size_t size,
+                                     const char *options, void **program, char **log);
+xgpu_status ocl__program_binary(void *program, void **data, size_t *size);
+xgpu_status ocl__build_identity(void *context, char *out, size_t size);
 xgpu_status ocl__launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
                         const xgpu_backend_arg *args, void **event);
 

@@ -30,16 +30,12 @@ static char *build_log(cl_program prog, cl_device_id dev) {
     return log;
 }
 
-xgpu_status ocl__program_build(void *context, const char *source, const char *options,
-                               void **program, char **log) {
-    ocl_ctx *c = context;
-    cl_int err;
-    cl_program prog = clCreateProgramWithSource(c->context, 1, &source, NULL, &err);
-    if (err != CL_SUCCESS) {
-        return ocl__fail(err, "clCreateProgramWithSource", NULL);
-    }
-    /* Argument info lets kernel_create tell buffers, scalars and local
-     * memory apart, for kernels whose signature the core cannot read. */
+/* Builds `prog` (from source or from a binary) with the options and
+ * argument info, which lets kernel_create tell buffers, scalars and local
+ * memory apart for kernels whose signature the core cannot read. Releases
+ * the program on failure. */
+static xgpu_status build(const ocl_ctx *c, cl_program prog, const char *options, void **program,
+                         char **log) {
     size_t n = strlen(options) + sizeof " -cl-kernel-arg-info";
     char *opts = malloc(n);
     if (!opts) {
@@ -48,7 +44,7 @@ xgpu_status ocl__program_build(void *context, const char *source, const char *op
                                     "program: malloc failed");
     }
     snprintf(opts, n, "%s -cl-kernel-arg-info", options);
-    err = clBuildProgram(prog, 1, &c->device, opts, NULL, NULL);
+    cl_int err = clBuildProgram(prog, 1, &c->device, opts, NULL, NULL);
     free(opts);
     *log = build_log(prog, c->device);
     if (err != CL_SUCCESS) {
@@ -56,6 +52,85 @@ xgpu_status ocl__program_build(void *context, const char *source, const char *op
         return ocl__fail(err, "clBuildProgram", err == CL_INVALID_BUILD_OPTIONS ? options : NULL);
     }
     *program = prog;
+    return XGPU_SUCCESS;
+}
+
+xgpu_status ocl__program_build(void *context, const char *source, const char *options,
+                               void **program, char **log) {
+    ocl_ctx *c = context;
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(c->context, 1, &source, NULL, &err);
+    if (err != CL_SUCCESS) {
+        return ocl__fail(err, "clCreateProgramWithSource", NULL);
+    }
+    return build(c, prog, options, program, log);
+}
+
+xgpu_status ocl__program_load_binary(void *context, const void *data, size_t size,
+                                     const char *options, void **program, char **log) {
+    ocl_ctx *c = context;
+    const unsigned char *binaries[1] = {data};
+    cl_int status = CL_SUCCESS, err;
+    cl_program prog =
+        clCreateProgramWithBinary(c->context, 1, &c->device, &size, binaries, &status, &err);
+    if (err != CL_SUCCESS || status != CL_SUCCESS) {
+        if (err == CL_SUCCESS) {
+            clReleaseProgram(prog);
+        }
+        err = err != CL_SUCCESS ? err : status;
+        return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_BUILD_FAILED, err,
+                                    ocl__error_name(err), "clCreateProgramWithBinary: %s",
+                                    ocl__error_name(err));
+    }
+    return build(c, prog, options, program, log);
+}
+
+xgpu_status ocl__program_binary(void *program, void **data, size_t *size) {
+    size_t n = 0;
+    cl_int err = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL);
+    if (err != CL_SUCCESS || n == 0) {
+        return err != CL_SUCCESS ? ocl__fail(err, "clGetProgramInfo", "CL_PROGRAM_BINARY_SIZES")
+                                 : ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_UNSUPPORTED, 0,
+                                                        NULL, "the driver gives no binary");
+    }
+    unsigned char *buf = malloc(n);
+    unsigned char *binaries[1] = {buf};
+    if (!buf) {
+        return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                    "program binary: malloc failed");
+    }
+    err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binaries, binaries, NULL);
+    if (err != CL_SUCCESS) {
+        free(buf);
+        return ocl__fail(err, "clGetProgramInfo", "CL_PROGRAM_BINARIES");
+    }
+    *data = buf;
+    *size = n;
+    return XGPU_SUCCESS;
+}
+
+/* Platform name and version, device version and driver version. */
+xgpu_status ocl__build_identity(void *context, char *out, size_t size) {
+    const ocl_ctx *c = context;
+    cl_platform_id platform = NULL;
+    char pname[256] = "", pversion[256] = "", dversion[256] = "", driver[256] = "";
+    cl_int err = clGetDeviceInfo(c->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+    if (err == CL_SUCCESS) {
+        err = clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+    }
+    if (err == CL_SUCCESS) {
+        err = clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof pversion - 1, pversion, NULL);
+    }
+    if (err == CL_SUCCESS) {
+        err = clGetDeviceInfo(c->device, CL_DEVICE_VERSION, sizeof dversion - 1, dversion, NULL);
+    }
+    if (err == CL_SUCCESS) {
+        err = clGetDeviceInfo(c->device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
+    }
+    if (err != CL_SUCCESS) {
+        return ocl__fail(err, "clGetPlatformInfo", "the build identity");
+    }
+    snprintf(out, size, "%s; %s; %s; driver %s", pname, pversion, dversion, driver);
     return XGPU_SUCCESS;
 }
 

@@ -405,6 +405,13 @@ XGPU_API xgpu_status xgpu_program_build(xgpu_context *context, const char *sourc
 /* Allowed while kernels of the program are alive: they keep it until they
  * are released. The handle is invalid from here on. NULL is a no-op. */
 XGPU_API xgpu_status xgpu_program_release(xgpu_program *program);
+/* Whether the program was loaded from the persistent kernel cache rather
+ * than compiled. Built programs are kept on disk, keyed by everything the
+ * binary depends on (source, options, device, driver, compiler, xgpu
+ * version), in XGPU_CACHE_DIR, else $XDG_CACHE_HOME/xgpu, else
+ * ~/.cache/xgpu; XGPU_CACHE=off turns the cache off, XGPU_CACHE_SIZE_MB
+ * bounds it (default 256). New in 0.4.0. */
+XGPU_API xgpu_status xgpu_program_from_cache(const xgpu_program *program, bool *from_cache);
 /* The log of a successful build (warnings), "" when none. Owned by the program. */
 XGPU_API const char *xgpu_program_build_log(const xgpu_program *program);
 

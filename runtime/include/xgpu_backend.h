@@ -31,6 +31,7 @@
  *      plugin's `size`, and a hook past it is NULL, then defaulted.
  *        queue_wait_event (xgpu 0.3.0)
  *        kernel_native (xgpu 0.4.0)
+ *        build_identity, program_binary, program_load_binary (xgpu 0.4.0)
  */
 #ifndef XGPU_BACKEND_H
 #define XGPU_BACKEND_H
@@ -238,6 +239,21 @@ typedef struct xgpu_backend_ops {
      * vendor object behind a kernel (cl_kernel, CUfunction, hipFunction_t),
      * for xgpu_kernel_native. */
     xgpu_status (*kernel_native)(void *kernel, void **native);
+
+    /* Optional, added in xgpu 0.4.0, all three or none; default: the
+     * backend's programs are not kept in the persistent kernel cache.
+     * build_identity writes (NUL-terminated, at most `size` bytes) what a
+     * build's binary depends on besides the source, the options and the
+     * device's name, arch and driver version the core adds itself: the
+     * compiler and its version, the platform's version ("NVRTC 13.0",
+     * "OpenCL 3.0 PoCL 3.1"). program_binary gives a built program's binary
+     * (malloc'ed; the core frees it). program_load_binary makes a program
+     * from a binary program_binary gave on a backend of the same identity;
+     * a binary it refuses (XGPU_ERROR_BUILD_FAILED) is rebuilt from source. */
+    xgpu_status (*build_identity)(void *context, char *out, size_t size);
+    xgpu_status (*program_binary)(void *program, void **data, size_t *size);
+    xgpu_status (*program_load_binary)(void *context, const void *data, size_t size,
+                                       const char *options, void **program, char **log);
 } xgpu_backend_ops;
 
 /* Negotiation. In: the core's newest version and its services. Out: the

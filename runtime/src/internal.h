@@ -299,6 +299,7 @@ struct xgpu_program {
     void *handle;
     char *source; /* the user's source, for kernel signatures */
     char *log;
+    bool from_cache; /* loaded from the persistent kernel cache */
 };
 
 struct xgpu_kernel {

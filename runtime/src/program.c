@@ -1,5 +1,6 @@
 /* Programs (dialect source + prelude, built by the backend) and kernels. */
 #include "internal.h"
+#include "kcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,73 @@ static xgpu_status build_failed(const xgpu_context *ctx, xgpu_status st, const c
                        log ? log : "");
 }
 
+/* The persistent kernel cache for one build: its folder and the key, when
+ * the backend can store binaries and the cache is on. */
+typedef struct cache_slot {
+    bool on;
+    char dir[XGPU__KCACHE_PATH_MAX];
+    xgpu__kcache_key key;
+} cache_slot;
+
+static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *full,
+                          const char *options) {
+    const xgpu_backend_ops *ops = ctx->ops;
+    c->on = false;
+    if (!ops->build_identity || !ops->program_binary || !ops->program_load_binary ||
+        !xgpu__kcache_dir(c->dir, sizeof c->dir)) {
+        return;
+    }
+    char identity[512] = "";
+    xgpu_status st = ops->build_identity(ctx->handle, identity, sizeof identity);
+    xgpu__clear_error(); /* a backend may record why a compiler is missing */
+    if (st != XGPU_SUCCESS) {
+        return;
+    }
+    const xgpu_device_info *info = &ctx->device->info;
+    const char *parts[] = {xgpu_version_string(), ops->name, full, options, info->name, info->arch,
+                           info->driver_version,  identity};
+    xgpu__kcache_key_make(&c->key, parts, sizeof parts / sizeof parts[0]);
+    c->on = true;
+}
+
+/* The program from the cache's binary; false on a miss or when the backend
+ * refuses the binary (then rebuilt from source and stored again). */
+static bool cache_load(const cache_slot *c, const xgpu_context *ctx, const char *options,
+                       void **handle, char **log) {
+    size_t size = 0;
+    void *data = c->on ? xgpu__kcache_read(c->dir, &c->key, &size) : NULL;
+    if (!data) {
+        return false;
+    }
+    xgpu_status st = ctx->ops->program_load_binary(ctx->handle, data, size, options, handle, log);
+    free(data);
+    if (st != XGPU_SUCCESS) {
+        xgpu__log("cache", XGPU_LOG_DEBUG, "%s refused the cached binary %s (%s): rebuilding",
+                  ctx->ops->name, c->key.hex, xgpu_last_error()->message);
+        xgpu__clear_error();
+        free(*log);
+        *log = NULL;
+        return false;
+    }
+    return true;
+}
+
+static void cache_store(const cache_slot *c, const xgpu_context *ctx, void *handle) {
+    void *data = NULL;
+    size_t size = 0;
+    if (!c->on) {
+        return;
+    }
+    if (ctx->ops->program_binary(handle, &data, &size) != XGPU_SUCCESS) {
+        xgpu__log("cache", XGPU_LOG_DEBUG, "%s gave no binary: %s", ctx->ops->name,
+                  xgpu_last_error()->message);
+        xgpu__clear_error();
+        return;
+    }
+    xgpu__kcache_write(c->dir, &c->key, data, size);
+    free(data);
+}
+
 /* The context is pinned (counted live) by the caller. */
 static xgpu_status program_build(const char *func, xgpu_context *context, const char *source,
                                  const char *options, xgpu_program **program) {
@@ -72,8 +140,20 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     }
     p->source = copy;
     char *log = NULL;
-    xgpu_status st = context->ops->program_build(context->handle, full, options ? options : "",
-                                                 &p->handle, &log);
+    const char *opts = options ? options : "";
+    cache_slot *cache = malloc(sizeof *cache);
+    if (cache) {
+        cache_prepare(cache, context, full, opts);
+    }
+    xgpu_status st = XGPU_SUCCESS;
+    p->from_cache = cache && cache_load(cache, context, opts, &p->handle, &log);
+    if (!p->from_cache) {
+        st = context->ops->program_build(context->handle, full, opts, &p->handle, &log);
+        if (st == XGPU_SUCCESS && cache) {
+            cache_store(cache, context, p->handle);
+        }
+    }
+    free(cache);
     free(full);
     if (st != XGPU_SUCCESS) {
         xgpu__set_build_log(log ? log : "");
@@ -131,6 +211,16 @@ xgpu_status xgpu_program_release(xgpu_program *program) {
     }
     XGPU__TAKE_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
     program_unref(program);
+    return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu_program_from_cache(const xgpu_program *program, bool *from_cache) {
+    XGPU__CHECK_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
+    if (!from_cache) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: from_cache is NULL",
+                           __func__);
+    }
+    *from_cache = program->from_cache;
     return XGPU_SUCCESS;
 }
 

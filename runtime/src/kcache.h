@@ -1,0 +1,36 @@
+/* The persistent compiled-kernel cache (kcache.c). */
+#ifndef XGPU_KCACHE_H
+#define XGPU_KCACHE_H
+
+#include "sha256.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XGPU__KCACHE_PATH_MAX 4096
+
+typedef struct xgpu__kcache_key {
+    unsigned char hash[XGPU__SHA256_SIZE];
+    char hex[2 * XGPU__SHA256_SIZE + 1];
+} xgpu__kcache_key;
+
+/* The cache folder, created if missing: XGPU_CACHE_DIR, else
+ * $XDG_CACHE_HOME/xgpu, else ~/.cache/xgpu. False (said at debug level)
+ * when XGPU_CACHE=off (or 0), in a setuid program, when the folder cannot
+ * be made, or when it is not this user's alone. */
+bool xgpu__kcache_dir(char *dir, size_t size);
+/* XGPU_CACHE_SIZE_MB (1..1048576, default 256) in bytes. */
+uint64_t xgpu__kcache_limit_bytes(void);
+/* The key over `parts`, each counted with its length. */
+void xgpu__kcache_key_make(xgpu__kcache_key *key, const char *const *parts, size_t count);
+/* The entry's payload (malloc'ed, *size bytes), or NULL: absent, or not
+ * whole and its own (then removed). A hit marks the entry recently used. */
+void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *size);
+/* Stores the payload atomically, then evicts the least recently used
+ * entries over the limit. Failures are said at debug level, nothing more. */
+void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void *data,
+                        size_t size);
+void xgpu__kcache_evict(const char *dir, uint64_t limit);
+
+#endif

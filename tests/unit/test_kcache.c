@@ -1,0 +1,310 @@
+/* The persistent kernel cache's own parts: SHA-256, keys, entries that are
+ * whole or refused, eviction, the folder's checks, the file size limit. */
+#define _GNU_SOURCE
+#include "kcache.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static void hex(const unsigned char *h, char *out) {
+    for (int i = 0; i < XGPU__SHA256_SIZE; i++) {
+        sprintf(out + 2 * i, "%02x", h[i]);
+    }
+}
+
+static void sha256_known_answers(void **state) {
+    (void)state;
+    unsigned char h[XGPU__SHA256_SIZE];
+    char s[65];
+    xgpu__sha256("", 0, h);
+    hex(h, s);
+    assert_string_equal(s, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    xgpu__sha256("abc", 3, h);
+    hex(h, s);
+    assert_string_equal(s, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    static const char two_blocks[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    xgpu__sha256(two_blocks, strlen(two_blocks), h);
+    hex(h, s);
+    assert_string_equal(s, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* A million 'a', fed in uneven pieces through the incremental form. */
+    xgpu__sha256_state st;
+    xgpu__sha256_init(&st);
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    size_t left = 1000000, piece = 1;
+    while (left) {
+        size_t n = piece < left ? piece : left;
+        xgpu__sha256_update(&st, a, n);
+        left -= n;
+        piece = piece % 900 + 61; /* 61..960: within a[] */
+    }
+    xgpu__sha256_final(&st, h);
+    hex(h, s);
+    assert_string_equal(s, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void keys_change_with_every_part(void **state) {
+    (void)state;
+    const char *base[] = {"0.4.0",  "opencl", "source",   "-DX=1",
+                          "device", "arch",   "driver 1", "compiler 1"};
+    enum { N = sizeof base / sizeof base[0] };
+    xgpu__kcache_key k0, k;
+    xgpu__kcache_key_make(&k0, base, N);
+    assert_int_equal(strlen(k0.hex), 64);
+    xgpu__kcache_key_make(&k, base, N);
+    assert_string_equal(k.hex, k0.hex); /* the same parts, the same key */
+    for (size_t i = 0; i < N; i++) {
+        const char *parts[N];
+        memcpy(parts, base, sizeof parts);
+        parts[i] = "changed"; /* a new driver version, say */
+        xgpu__kcache_key_make(&k, parts, N);
+        assert_string_not_equal(k.hex, k0.hex);
+    }
+    /* Moving a boundary between parts changes the key. */
+    const char *a[] = {"ab", "c"}, *b[] = {"a", "bc"};
+    xgpu__kcache_key ka, kb;
+    xgpu__kcache_key_make(&ka, a, 2);
+    xgpu__kcache_key_make(&kb, b, 2);
+    assert_string_not_equal(ka.hex, kb.hex);
+}
+
+static char dir[256];
+
+static int make_dir(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/xgpu-kcache-test-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    setenv("XGPU_CACHE_DIR", dir, 1);
+    unsetenv("XGPU_CACHE");
+    unsetenv("XGPU_CACHE_SIZE_MB");
+    return 0;
+}
+
+static int remove_dir(void **state) {
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void key_of(xgpu__kcache_key *k, const char *text) {
+    const char *parts[] = {text};
+    xgpu__kcache_key_make(k, parts, 1);
+}
+
+static void entry_file(char *out, size_t size, const xgpu__kcache_key *k) {
+    snprintf(out, size, "%s/%s.xkc", dir, k->hex);
+}
+
+static long file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void round_trip_and_refusals(void **state) {
+    (void)state;
+    char d[XGPU__KCACHE_PATH_MAX];
+    assert_true(xgpu__kcache_dir(d, sizeof d));
+    assert_string_equal(d, dir);
+    xgpu__kcache_key k, other;
+    key_of(&k, "one");
+    key_of(&other, "two");
+    unsigned char payload[3000];
+    for (size_t i = 0; i < sizeof payload; i++) {
+        payload[i] = (unsigned char)(i * 131 + 7);
+    }
+    size_t size = 0;
+    assert_null(xgpu__kcache_read(d, &k, &size)); /* a miss */
+    xgpu__kcache_write(d, &k, payload, sizeof payload);
+    char path[600];
+    entry_file(path, sizeof path, &k);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    unsigned char *got = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(got);
+    assert_int_equal(size, sizeof payload);
+    assert_memory_equal(got, payload, sizeof payload);
+    free(got);
+    assert_null(xgpu__kcache_read(d, &other, &size));
+
+    /* Every way an entry can be damaged: refused and removed, never read. */
+    long whole = file_size(path);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *bytes = malloc((size_t)whole);
+    assert_int_equal(fread(bytes, 1, (size_t)whole, f), (size_t)whole);
+    fclose(f);
+    const long cuts[] = {0, 5, 40, 80, whole - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        f = fopen(path, "wb");
+        fwrite(bytes, 1, (size_t)cuts[i], f);
+        fclose(f);
+        assert_null(xgpu__kcache_read(d, &k, &size));
+        assert_int_equal(file_size(path), -1);
+    }
+    const long flips[] = {0, 9, 45, 50, 80, 1000, whole - 1};
+    for (size_t i = 0; i < sizeof flips / sizeof flips[0]; i++) {
+        bytes[flips[i]] ^= 0x10;
+        f = fopen(path, "wb");
+        fwrite(bytes, 1, (size_t)whole, f);
+        fclose(f);
+        bytes[flips[i]] ^= 0x10;
+        assert_null(xgpu__kcache_read(d, &k, &size));
+        assert_int_equal(file_size(path), -1);
+    }
+    /* Another key's entry under this key's name. */
+    xgpu__kcache_write(d, &other, payload, sizeof payload);
+    char other_path[600];
+    entry_file(other_path, sizeof other_path, &other);
+    assert_int_equal(rename(other_path, path), 0);
+    assert_null(xgpu__kcache_read(d, &k, &size));
+    /* A symbolic link is not followed. */
+    xgpu__kcache_write(d, &other, payload, sizeof payload);
+    assert_int_equal(symlink(other_path, path), 0);
+    assert_null(xgpu__kcache_read(d, &k, &size));
+    unlink(path);
+    free(bytes);
+}
+
+static void least_recently_used_go_first(void **state) {
+    (void)state;
+    char d[XGPU__KCACHE_PATH_MAX];
+    assert_true(xgpu__kcache_dir(d, sizeof d));
+    static unsigned char mb[300 * 1024];
+    memset(mb, 0x5a, sizeof mb);
+    xgpu__kcache_key k[4];
+    char path[4][600];
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "e%d", i);
+        key_of(&k[i], name);
+        entry_file(path[i], sizeof path[i], &k[i]);
+        xgpu__kcache_write(d, &k[i], mb, sizeof mb);
+        /* Distinct ages: e0 oldest. */
+        struct timespec t[2] = {{1000000 + i * 10, 0}, {1000000 + i * 10, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, path[i], t, 0), 0);
+    }
+    /* A hit makes e0 the most recently used. */
+    size_t size;
+    free(xgpu__kcache_read(d, &k[0], &size));
+    /* Room for two entries: e1 and e2, the least recently used, go. */
+    xgpu__kcache_evict(d, 2 * (sizeof mb + 200));
+    assert_true(file_size(path[0]) > 0);
+    assert_int_equal(file_size(path[1]), -1);
+    assert_int_equal(file_size(path[2]), -1);
+    assert_true(file_size(path[3]) > 0);
+    /* XGPU_CACHE_SIZE_MB bounds what a write leaves behind. */
+    setenv("XGPU_CACHE_SIZE_MB", "1", 1);
+    for (int i = 0; i < 6; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "f%d", i);
+        xgpu__kcache_key kf;
+        key_of(&kf, name);
+        xgpu__kcache_write(d, &kf, mb, sizeof mb);
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test $(du -sk '%s' | cut -f1) -le 1100", dir);
+    assert_int_equal(system(cmd), 0);
+    unsetenv("XGPU_CACHE_SIZE_MB");
+}
+
+static void folders_that_are_not_used(void **state) {
+    (void)state;
+    char d[XGPU__KCACHE_PATH_MAX], sub[400];
+    /* Off. */
+    setenv("XGPU_CACHE", "off", 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    setenv("XGPU_CACHE", "0", 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    unsetenv("XGPU_CACHE");
+    /* Others may write to it. */
+    snprintf(sub, sizeof sub, "%s/shared", dir);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    assert_int_equal(chmod(sub, 0777), 0);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    /* Cannot be created: its parent is a file. */
+    snprintf(sub, sizeof sub, "%s/file", dir);
+    FILE *f = fopen(sub, "w");
+    fclose(f);
+    snprintf(sub, sizeof sub, "%s/file/cache", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    /* A read-only file system. */
+    setenv("XGPU_CACHE_DIR", "/proc/xgpu-cache", 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    /* Relative, or unset with no XDG_CACHE_HOME or HOME. */
+    setenv("XGPU_CACHE_DIR", "relative/path", 1);
+    assert_false(xgpu__kcache_dir(d, sizeof d));
+    /* Made with mode 0700, parents too. */
+    snprintf(sub, sizeof sub, "%s/a/b/c", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    assert_true(xgpu__kcache_dir(d, sizeof d));
+    struct stat st;
+    assert_int_equal(stat(sub, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    setenv("XGPU_CACHE_DIR", dir, 1);
+}
+
+/* With RLIMIT_FSIZE under an entry's size (a full disk, as far as this
+ * process can tell), the entry is not written, no temporary file is left,
+ * and the process lives on: writing past the limit would raise SIGXFSZ,
+ * which ends it. */
+static void a_file_size_limit_means_no_entry(void **state) {
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char d[XGPU__KCACHE_PATH_MAX];
+        if (!xgpu__kcache_dir(d, sizeof d)) {
+            _exit(10);
+        }
+        struct rlimit rl = {4096, 4096};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) {
+            _exit(11);
+        }
+        static unsigned char big[64 * 1024];
+        xgpu__kcache_key k;
+        key_of(&k, "too big");
+        xgpu__kcache_write(d, &k, big, sizeof big);
+        size_t size;
+        if (xgpu__kcache_read(d, &k, &size)) {
+            _exit(12);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "! ls '%s' | grep -q tmp", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sha256_known_answers),
+        cmocka_unit_test(keys_change_with_every_part),
+        cmocka_unit_test_setup_teardown(round_trip_and_refusals, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(least_recently_used_go_first, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(folders_that_are_not_used, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_file_size_limit_means_no_entry, make_dir, remove_dir),
+    };
+    return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
+}
