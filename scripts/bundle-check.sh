@@ -148,4 +148,25 @@ for peer in clblast openblas; do
 done
 say "gpubench: $(grep -c '"verified": true' result.json) results verified"
 
+# The kernel cache: the same benchmarks twice from an empty xgpu cache, with
+# pocl's own cache of built programs emptied before each run, so that only
+# xgpu's can make the second run's builds (first_s) cheaper.
+say "== the kernel cache: two runs, the second loading xgpu's cached programs"
+first_s() { sed -n 's/.*"first_s": \([0-9.eE+-]*\).*/\1/p' "$1" | awk '{ s += $1 } END { printf "%.3f", s }'; }
+cache=$(mktemp -d)
+for n in 1 2; do
+    rm -rf "$cache/pocl"
+    run env XGPU_CACHE_DIR="$cache/xgpu" POCL_CACHE_DIR="$cache/pocl" \
+        bin/gpubench -d "$device" -b gemm,reduce --dtype f32 --size 64 --json "cache$n.json" \
+        >/dev/null || fail "bin/gpubench (cache run $n) exited $?"
+done
+entries=$(find "$cache/xgpu" -name '*.xkc' | wc -l)
+one=$(first_s cache1.json)
+two=$(first_s cache2.json)
+rm -rf "$cache"
+say "first_s summed: $one s with an empty cache, $two s from $entries cached programs"
+[ "$entries" -gt 0 ] || fail "the kernel cache holds no entry after a run"
+awk -v a="$one" -v b="$two" 'BEGIN { exit !(b < a) }' ||
+    fail "the second run's builds ($two s) were not cheaper than the first's ($one s)"
+
 say "passed in $SECONDS s (bundle needs glibc ${glibc#GLIBC_}+)"
