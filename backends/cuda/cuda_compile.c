@@ -73,6 +73,12 @@ xgpu_status cu__compile(const cu_nvrtc *n, const char *source, const char *optio
     if (!ptx && !n->nvrtcGetCUBIN) {
         ptx = true; /* NVRTC before 11.1 cannot emit CUBIN */
     }
+    return cu__compile_for(n, source, options, target, ptx, out, log);
+}
+
+xgpu_status cu__compile_for(const cu_nvrtc *n, const char *source, const char *options, int target,
+                            bool ptx, cu_binary *out, char **log) {
+    memset(out, 0, sizeof *out);
     char arch[48];
     snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", target);
     char *opts = strdup(options ? options : "");

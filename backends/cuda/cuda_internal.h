@@ -83,6 +83,10 @@ bool cu__choose_target(int sm, const int *archs, int arch_count, int *target, bo
 /* Compiles prelude-composed source for `sm`. */
 xgpu_status cu__compile(const cu_nvrtc *nvrtc, const char *source, const char *options, int sm,
                         cu_binary *out, char **log);
+/* The same for an explicit target: PTX for compute_<target>, or CUBIN for
+ * sm_<target>. */
+xgpu_status cu__compile_for(const cu_nvrtc *n, const char *source, const char *options, int target,
+                            bool ptx, cu_binary *out, char **log);
 
 /* cuda_context.c */
 xgpu_status cu__context_create(void *state, uint32_t index, void **context);

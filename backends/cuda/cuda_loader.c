@@ -305,6 +305,20 @@ size_t cu__nvrtc_order(int driver_major, const char **out, size_t max) {
 }
 
 xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, int driver_version, char *reason, size_t reason_size) {
+    /* XGPU_NVRTC names the one file to load ("none": no NVRTC at all). */
+    const char *only = secure_getenv("XGPU_NVRTC");
+    if (only && *only) {
+        void *lib = strcmp(only, "none") ? dlopen(only, RTLD_NOW | RTLD_LOCAL) : NULL;
+        if (lib && nvrtc_bind(nvrtc, lib, only)) {
+            return XGPU_SUCCESS;
+        }
+        snprintf(reason, reason_size, "NVRTC: XGPU_NVRTC=%s %s", only,
+                 !strcmp(only, "none") ? "turns NVRTC off"
+                 : lib                 ? "is not a usable NVRTC"
+                                       : "cannot be loaded");
+        cu__services->library(CU_BACKEND_NAME, "libnvrtc.so", NULL, false, reason);
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
     const char *sonames[NVRTC_SONAMES];
     size_t count = cu__nvrtc_order(driver_version / 1000, sonames, NVRTC_SONAMES);
     const char *dirs[3] = {"", NULL, "/usr/local/cuda/lib64/"};

@@ -412,6 +412,15 @@ XGPU_API xgpu_status xgpu_program_release(xgpu_program *program);
  * ~/.cache/xgpu; XGPU_CACHE=off turns the cache off, XGPU_CACHE_SIZE_MB
  * bounds it (default 256). New in 0.4.0. */
 XGPU_API xgpu_status xgpu_program_from_cache(const xgpu_program *program, bool *from_cache);
+/* The kernel cache as this process would use it now: on or off (and why),
+ * its folder, what it holds and its bound. New in 0.4.0. */
+typedef struct xgpu_cache_info {
+    bool enabled;
+    char dir[4096];
+    char reason[512]; /* why it is off; "" when on */
+    uint64_t entries, bytes, limit_bytes;
+} xgpu_cache_info;
+XGPU_API xgpu_status xgpu_cache_get_info(xgpu_cache_info *info);
 /* The log of a successful build (warnings), "" when none. Owned by the program. */
 XGPU_API const char *xgpu_program_build_log(const xgpu_program *program);
 

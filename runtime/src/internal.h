@@ -363,4 +363,15 @@ void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t 
                           unsigned unroll, char *out, size_t size);
 void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size);
 
+/* ---- lib_variants.c ---- */
+typedef struct xgpu__lib_variant {
+    const char *name;   /* "gemm", "reduce", "stream" */
+    const char *source; /* one of the embedded kernel sources */
+    char options[256];
+} xgpu__lib_variant;
+/* The kernel builds the library routines make on a CPU or a GPU device
+ * with the default parameters (the GPU ones with groups of 256), each
+ * once. Writes at most `max`; returns how many there are. */
+size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max);
+
 #endif /* XGPU_INTERNAL_H */

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,10 +67,28 @@ static int make_dirs(const char *path) {
     }
 }
 
-bool xgpu__kcache_dir(char *dir, size_t size) {
-    const char *off = getenv("XGPU_CACHE");
-    if (off && (!strcmp(off, "off") || !strcmp(off, "0"))) {
-        return false;
+/* Says why the cache is off, at debug level and into `why` (may be NULL). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static bool
+off(char *why, size_t why_size, const char *fmt, ...) {
+    char text[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    xgpu__log(WHO, XGPU_LOG_DEBUG, "off: %s", text);
+    if (why && why_size) {
+        snprintf(why, why_size, "%s", text);
+    }
+    return false;
+}
+
+bool xgpu__kcache_dir(char *dir, size_t size, char *why, size_t why_size) {
+    const char *setting = getenv("XGPU_CACHE");
+    if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
+        return off(why, why_size, "XGPU_CACHE=%s", setting);
     }
     /* secure_getenv: a setuid program gets no cache, rather than one a
      * user's environment points somewhere. */
@@ -83,29 +102,26 @@ bool xgpu__kcache_dir(char *dir, size_t size) {
     } else if (home && *home == '/') {
         n = snprintf(dir, size, "%s/.cache/xgpu", home);
     } else {
-        xgpu__log(WHO, XGPU_LOG_DEBUG, "off: no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
-        return false;
+        return off(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
     }
     if (n < 0 || (size_t)n >= size || dir[0] != '/') {
-        xgpu__log(WHO, XGPU_LOG_DEBUG, "off: '%.200s' is not an absolute path that fits", dir);
-        return false;
+        return off(why, why_size, "'%.200s' is not an absolute path that fits", dir);
     }
     if (make_dirs(dir) != 0) {
-        xgpu__log(WHO, XGPU_LOG_DEBUG, "off: cannot create %s: %s", dir, strerror(errno));
-        return false;
+        return off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
     }
     struct stat st;
     if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        xgpu__log(WHO, XGPU_LOG_DEBUG, "off: %s is not a folder", dir);
-        return false;
+        return off(why, why_size, "%.400s is not a folder", dir);
     }
     /* Someone else's folder, or one others may write to, could hand this
      * process code to run. */
     if (st.st_uid != geteuid() || (st.st_mode & 022)) {
         xgpu__log(WHO, XGPU_LOG_WARN,
-                  "off: %s belongs to another user or others may write to it (mode %03o)", dir,
-                  (unsigned)(st.st_mode & 0777));
-        return false;
+                  "%.400s is not used: another user's, or others may write to it", dir);
+        return off(why, why_size,
+                   "%.400s belongs to another user or others may write to it (mode %03o)", dir,
+                   (unsigned)(st.st_mode & 0777));
     }
     return true;
 }
@@ -306,7 +322,7 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
         }
         list[count].mtime = st.st_mtim;
         list[count].size = (uint64_t)st.st_size;
-        snprintf(list[count].name, sizeof list[count].name, "%s", de->d_name);
+        memcpy(list[count].name, de->d_name, len + 1); /* len < sizeof name: checked above */
         total += (uint64_t)st.st_size;
         count++;
     }
@@ -364,4 +380,31 @@ void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void
     }
     xgpu__log(WHO, XGPU_LOG_DEBUG, "stored %s (%zu bytes)", path, size);
     xgpu__kcache_evict(dir, limit);
+}
+
+xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
+    if (!info) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "xgpu_cache_get_info: info is NULL");
+    }
+    memset(info, 0, sizeof *info);
+    info->limit_bytes = xgpu__kcache_limit_bytes();
+    info->enabled =
+        xgpu__kcache_dir(info->dir, sizeof info->dir, info->reason, sizeof info->reason);
+    DIR *d = info->enabled ? opendir(info->dir) : NULL;
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        struct stat st;
+        if (len > strlen(ENTRY_SUFFIX) &&
+            !strcmp(de->d_name + len - strlen(ENTRY_SUFFIX), ENTRY_SUFFIX) &&
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+            info->entries++;
+            info->bytes += (uint64_t)st.st_size;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    return XGPU_SUCCESS;
 }

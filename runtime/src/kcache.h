@@ -18,8 +18,9 @@ typedef struct xgpu__kcache_key {
 /* The cache folder, created if missing: XGPU_CACHE_DIR, else
  * $XDG_CACHE_HOME/xgpu, else ~/.cache/xgpu. False (said at debug level)
  * when XGPU_CACHE=off (or 0), in a setuid program, when the folder cannot
- * be made, or when it is not this user's alone. */
-bool xgpu__kcache_dir(char *dir, size_t size);
+ * be made, or when it is not this user's alone; then `why` (may be NULL)
+ * says which. */
+bool xgpu__kcache_dir(char *dir, size_t size, char *why, size_t why_size);
 /* XGPU_CACHE_SIZE_MB (1..1048576, default 256) in bytes. */
 uint64_t xgpu__kcache_limit_bytes(void);
 /* The key over `parts`, each counted with its length. */

@@ -68,7 +68,7 @@ static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *fu
     const xgpu_backend_ops *ops = ctx->ops;
     c->on = false;
     if (!ops->build_identity || !ops->program_binary || !ops->program_load_binary ||
-        !xgpu__kcache_dir(c->dir, sizeof c->dir)) {
+        !xgpu__kcache_dir(c->dir, sizeof c->dir, NULL, 0)) {
         return;
     }
     char identity[512] = "";

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "xt_file.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,30 +40,20 @@ static void add(const char *name, const char *source, const char *options, bool 
 }
 
 static void collect(void) {
-    static const xgpu_dtype gemm_types[] = {XGPU_F32, XGPU_F64, XGPU_F16};
-    for (int cpu = 0; cpu < 2; cpu++) {
-        for (size_t t = 0; t < 3; t++) {
-            xgpu_gemm_params sets[4];
-            size_t n = xgpu__gemm_param_sets(cpu, gemm_types[t], sets, 4);
-            for (size_t s = 0; s < n; s++) {
-                char opt[256];
-                xgpu__gemm_options(gemm_types[t], &sets[s], opt, sizeof opt);
-                add("gemm", xgpu__kernel_gemm, opt, cpu && s == 0);
-            }
+    xgpu__lib_variant gpu[64], cpu[64];
+    size_t ngpu = xgpu__lib_variants(false, gpu, 64), ncpu = xgpu__lib_variants(true, cpu, 64);
+    assert(ngpu <= 64 && ncpu <= 64);
+    for (size_t i = 0; i < ngpu; i++) {
+        add(gpu[i].name, gpu[i].source, gpu[i].options, false);
+    }
+    /* The CPU builds the GPU list lacks: built for CPU devices only. */
+    for (size_t i = 0; i < ncpu; i++) {
+        bool shared = false;
+        for (size_t g = 0; g < ngpu && !shared; g++) {
+            shared = gpu[g].source == cpu[i].source && !strcmp(gpu[g].options, cpu[i].options);
         }
-        static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
-        for (size_t t = 0; t < 4; t++) {
-            for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
-                char opt[256];
-                xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], cpu, cpu ? 4 : 256,
-                                     XGPU__REDUCE_UNROLL_GPU, opt, sizeof opt);
-                add("reduce", xgpu__kernel_reduce, opt, cpu);
-            }
-        }
-        for (int f64 = 0; f64 < 2; f64++) {
-            char opt[256];
-            xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, cpu, cpu ? 64 : 256, opt, sizeof opt);
-            add("stream", xgpu__kernel_stream, opt, cpu);
+        if (!shared) {
+            add(cpu[i].name, cpu[i].source, cpu[i].options, true);
         }
     }
 }

@@ -118,7 +118,7 @@ static long file_size(const char *path) {
 static void round_trip_and_refusals(void **state) {
     (void)state;
     char d[XGPU__KCACHE_PATH_MAX];
-    assert_true(xgpu__kcache_dir(d, sizeof d));
+    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     assert_string_equal(d, dir);
     xgpu__kcache_key k, other;
     key_of(&k, "one");
@@ -184,7 +184,7 @@ static void round_trip_and_refusals(void **state) {
 static void least_recently_used_go_first(void **state) {
     (void)state;
     char d[XGPU__KCACHE_PATH_MAX];
-    assert_true(xgpu__kcache_dir(d, sizeof d));
+    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     static unsigned char mb[300 * 1024];
     memset(mb, 0x5a, sizeof mb);
     xgpu__kcache_key k[4];
@@ -228,33 +228,33 @@ static void folders_that_are_not_used(void **state) {
     char d[XGPU__KCACHE_PATH_MAX], sub[400];
     /* Off. */
     setenv("XGPU_CACHE", "off", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     setenv("XGPU_CACHE", "0", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     unsetenv("XGPU_CACHE");
     /* Others may write to it. */
     snprintf(sub, sizeof sub, "%s/shared", dir);
     assert_int_equal(mkdir(sub, 0777), 0);
     assert_int_equal(chmod(sub, 0777), 0);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     /* Cannot be created: its parent is a file. */
     snprintf(sub, sizeof sub, "%s/file", dir);
     FILE *f = fopen(sub, "w");
     fclose(f);
     snprintf(sub, sizeof sub, "%s/file/cache", dir);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     /* A read-only file system. */
     setenv("XGPU_CACHE_DIR", "/proc/xgpu-cache", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     /* Relative, or unset with no XDG_CACHE_HOME or HOME. */
     setenv("XGPU_CACHE_DIR", "relative/path", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d));
+    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     /* Made with mode 0700, parents too. */
     snprintf(sub, sizeof sub, "%s/a/b/c", dir);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_true(xgpu__kcache_dir(d, sizeof d));
+    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
     struct stat st;
     assert_int_equal(stat(sub, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
@@ -271,7 +271,7 @@ static void a_file_size_limit_means_no_entry(void **state) {
     assert_true(pid >= 0);
     if (pid == 0) {
         char d[XGPU__KCACHE_PATH_MAX];
-        if (!xgpu__kcache_dir(d, sizeof d)) {
+        if (!xgpu__kcache_dir(d, sizeof d, NULL, 0)) {
             _exit(10);
         }
         struct rlimit rl = {4096, 4096};

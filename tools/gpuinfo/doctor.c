@@ -259,7 +259,8 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
     }
     static const char *const vars[] = {
         "XGPU_BACKENDS",        "XGPU_PLUGIN_PATH", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-        "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",  "XGPU_CUDA_DRIVER"};
+        "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",  "XGPU_CUDA_DRIVER",     "XGPU_NVRTC",
+        "XGPU_CACHE",           "XGPU_CACHE_DIR"};
     fprintf(out, "environment\n");
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
@@ -269,6 +270,15 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
         } else {
             line(out, "-", "%s not set", vars[v]);
         }
+    }
+    xgpu_cache_info cache;
+    fprintf(out, "kernel cache\n");
+    if (xgpu_cache_get_info(&cache) == XGPU_SUCCESS && cache.enabled) {
+        line(out, "ok", "%s: %llu entries, %.1f of %.0f MiB", cache.dir,
+             (unsigned long long)cache.entries, (double)cache.bytes / 1048576.0,
+             (double)cache.limit_bytes / 1048576.0);
+    } else {
+        line(out, "info", "off: %s (programs are compiled every run)", cache.reason);
     }
     fprintf(out, "smoke test: build and run a kernel on every device path\n");
     for (uint32_t i = 0; i < r; i++) {
