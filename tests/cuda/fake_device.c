@@ -263,3 +263,10 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     (void)stream, (void)params, (void)extra;
     return OK;
 }
+/* NVRTC looks this up in whatever libcuda.so.1 the process holds, and does
+ * not expect it to be missing: the fake has none to give. */
+EXPORT CUresult cuGetExportTable(const void **table, const void *id) {
+    (void)id;
+    *table = NULL;
+    return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+}
