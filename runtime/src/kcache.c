@@ -170,24 +170,11 @@ static uint64_t get_u64(const unsigned char *p) {
     return v;
 }
 
-static bool read_all(int fd, unsigned char *p, size_t n) {
+/* All `n` bytes read into, or written from, `p`; false on an error or
+ * an end of file (a short entry, a full disk). */
+static bool transfer_all(int fd, unsigned char *p, size_t n, bool writing) {
     while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r <= 0) {
-            return false;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return true;
-}
-
-static bool write_all(int fd, const unsigned char *p, size_t n) {
-    while (n) {
-        ssize_t r = write(fd, p, n);
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
         if (r < 0 && errno == EINTR) {
             continue;
         }
@@ -253,7 +240,7 @@ void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *si
     } else if ((uint64_t)st.st_size > limit + HEADER_SIZE) {
         why = "larger than the cache's limit";
     } else if (!(file = malloc((size_t)st.st_size ? (size_t)st.st_size : 1)) ||
-               !read_all(fd, file, (size_t)st.st_size)) {
+               !transfer_all(fd, file, (size_t)st.st_size, false)) {
         why = file ? "short read" : "out of host memory";
     } else {
         payload = check_entry(file, (size_t)st.st_size, key, size, &why);
@@ -369,7 +356,8 @@ void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: cannot create %s: %s", tmp, strerror(errno));
         return;
     }
-    bool ok = write_all(fd, header, sizeof header) && write_all(fd, data, size) && fsync(fd) == 0;
+    bool ok = transfer_all(fd, header, sizeof header, true) &&
+              transfer_all(fd, (unsigned char *)(uintptr_t)data, size, true) && fsync(fd) == 0;
     int err = errno;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
