@@ -4,7 +4,9 @@
 # library's correctness tests, the NVRTC compile test, the examples, and
 # gpubench (GEMM f32/f64/f16 with f32 beside the vendor BLAS on the same
 # buffers, sums beside a device-to-device copy, the stream kernels, pinned
-# and pageable transfers, launches beside the backend's raw launch). Where
+# and pageable transfers, launches beside the backend's raw launch), and
+# on CUDA the library kernels again with NVRTC turned off (the PTX built
+# into the plugin, compiled by the driver). Where
 # the NVIDIA driver ships its OpenCL library, it is registered in a folder
 # of the build's own and the suite and gpubench run on that path to the GPU
 # too. Prints a short table and gpubench's rows; writes the log, gpubench's
@@ -201,6 +203,14 @@ check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK
     --json "$logdir/gpubench-gemm.json"
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
+# Without NVRTC: the library kernels from the PTX built into the plugin,
+# compiled by the driver, verified as usual (a fresh cache, so nothing
+# comes from an earlier run's binaries).
+if [ "${sel%%:*}" = cuda ]; then
+    check cuda.builtin_kernels /usr/bin/env XGPU_NVRTC=none XGPU_CACHE_DIR="$build/cache-nonvrtc" \
+        "$build/bin/gpubench" -d "$sel" -b gemm,reduce,stream --size 256
+    rm -rf "$build/cache-nonvrtc"
+fi
 reports=()
 for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json"; do
     if [ -s "$f" ]; then
