@@ -4,6 +4,7 @@
 #include "pyfolders.h"
 
 #include <glob.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+_Static_assert(XGPU_PYFOLDER_SIZE >= PATH_MAX, "realpath writes up to PATH_MAX bytes");
+
 /* PATH entries looked at, at most. */
 #define MAX_PATH_ENTRIES 64
 
 typedef struct found {
-    char (*out)[PATH_MAX];
+    char (*out)[XGPU_PYFOLDER_SIZE];
     size_t max, n;
 } found;
 
@@ -153,7 +156,8 @@ static void add_path_entry(found *f, const char *dir, const char *const *subdirs
     }
 }
 
-size_t xgpu__python_lib_dirs(const char *const *subdirs, char (*out)[PATH_MAX], size_t max) {
+size_t xgpu__python_lib_dirs(const char *const *subdirs, char (*out)[XGPU_PYFOLDER_SIZE],
+                             size_t max) {
     found f = {out, max, 0};
     char path[PATH_MAX];
     const char *venv = env_path("VIRTUAL_ENV");

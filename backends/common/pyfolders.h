@@ -5,11 +5,14 @@
 #ifndef XGPU_PYFOLDERS_H
 #define XGPU_PYFOLDERS_H
 
-#include <limits.h>
 #include <stddef.h>
 
 /* A sensible bound for xgpu__python_lib_dirs's `max`. */
 #define XGPU_PYFOLDERS_MAX 32
+/* The size of each folder name: PATH_MAX on Linux, what realpath(3) needs
+ * (a constant of its own, as <limits.h> defines PATH_MAX only for POSIX
+ * programs). */
+#define XGPU_PYFOLDER_SIZE 4096
 
 /* Fills out[0 .. max) with the existing folders below, each once (compared
  * after realpath, which is also what is stored, without a trailing slash)
@@ -34,6 +37,7 @@
  * read with secure_getenv, and only absolute values are used, so a setuid
  * program gets nothing from its caller's environment. Thread-safe while
  * nobody changes the environment; keeps no state. */
-size_t xgpu__python_lib_dirs(const char *const *subdirs, char (*out)[PATH_MAX], size_t max);
+size_t xgpu__python_lib_dirs(const char *const *subdirs, char (*out)[XGPU_PYFOLDER_SIZE],
+                             size_t max);
 
 #endif

@@ -2,11 +2,11 @@
  * to a base interpreter, a python3.N-only install with dist-packages, a
  * python3 that is not executable, a user site and a conda prefix, all in
  * a temporary folder named by PATH, VIRTUAL_ENV, HOME and CONDA_PREFIX. */
-#define _GNU_SOURCE /* nftw's FTW_PHYS */
+#define _GNU_SOURCE /* setenv, PATH_MAX */
 #include "pyfolders.h"
+#include "xt_tree.h"
 
-#include <errno.h>
-#include <ftw.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,37 +23,11 @@ static const char *const nvrtc_dirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/l
 
 /* root/rel, in buf (PATH_MAX bytes). */
 static const char *at(char *buf, const char *rel) {
-    assert_true(snprintf(buf, PATH_MAX, "%s/%s", root, rel) < PATH_MAX);
+    assert_int_equal(xt_tree_path(root, rel, buf), 0);
     return buf;
 }
 
-static void mkdirs(const char *rel) {
-    char path[PATH_MAX];
-    at(path, rel);
-    for (char *p = path + strlen(root) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(path, 0700);
-            *p = '/';
-        }
-    }
-    assert_true(mkdir(path, 0700) == 0 || errno == EEXIST);
-}
-
-static void file(const char *rel, mode_t mode) {
-    char path[PATH_MAX];
-    FILE *f = fopen(at(path, rel), "w");
-    assert_non_null(f);
-    fclose(f);
-    assert_int_equal(chmod(path, mode), 0);
-}
-
-static void link_to(const char *rel, const char *target) {
-    char path[PATH_MAX];
-    assert_int_equal(symlink(target, at(path, rel)), 0);
-}
-
-static void expect(char (*got)[PATH_MAX], size_t i, const char *rel) {
+static void expect(char (*got)[XGPU_PYFOLDER_SIZE], size_t i, const char *rel) {
     char want[PATH_MAX];
     at(want, rel);
     if (strcmp(got[i], want)) {
@@ -62,53 +35,55 @@ static void expect(char (*got)[PATH_MAX], size_t i, const char *rel) {
     }
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int make_tree(void **state) {
     (void)state;
-    char tmpl[] = "/tmp/xgpu-pyfolders-XXXXXX";
-    if (!mkdtemp(tmpl) || !realpath(tmpl, root)) {
+    static const struct {
+        char kind; /* d: folder, x: program, f: file, l: link */
+        const char *rel, *target;
+    } tree[] = {
+        /* A venv: bin/python3 links to the base interpreter; lib64 -> lib
+         * as python -m venv makes it. */
+        {'l', "venv/bin/python3", "../../base/bin/python3.11"},
+        {'d', "venv/lib/python3.11/site-packages/nvidia/cu13/lib", NULL},
+        {'f', "venv/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13", NULL},
+        {'l', "venv/lib64", "lib"},
+        /* Its base: only python3.11 (and a -config script), NVRTC for CUDA
+         * 13, a cuda_nvrtc without lib. */
+        {'x', "base/bin/python3.11", NULL},
+        {'x', "base/bin/python3.11-config", NULL},
+        {'d', "base/lib/python3.11/site-packages/nvidia/cu13/lib", NULL},
+        {'d', "base/lib/python3.11/site-packages/nvidia/cuda_nvrtc", NULL},
+        /* A python3.12 with Debian's dist-packages. */
+        {'x', "other/bin/python3.12", NULL},
+        {'d', "other/lib/python3.12/dist-packages/nvidia/cu13/lib", NULL},
+        /* A python3 that cannot run: not an installation. */
+        {'f', "noexec/bin/python3", NULL},
+        {'d', "noexec/lib/python3.11/site-packages/nvidia/cu13/lib", NULL},
+        /* The user site, conda, and a venv whose name glob(3) would
+         * misread. */
+        {'d', "home/.local/lib/python3.11/site-packages/nvidia/cu13/lib", NULL},
+        {'d', "conda/lib", NULL},
+        {'d', "ve[1]/lib/python3.10/site-packages/nvidia/cuda_nvrtc/lib", NULL},
+        {'d', "ve[1]/lib/python3.10/site-packages/nvidia/cu13", NULL},
+    };
+    if (xt_tree_make("xgpu-pyfolders", root) != 0) {
         return -1;
     }
-    /* A venv: bin/python3 links to the base interpreter; lib64 -> lib as
-     * python -m venv makes it. */
-    mkdirs("venv/bin");
-    link_to("venv/bin/python3", "../../base/bin/python3.11");
-    mkdirs("venv/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib");
-    mkdirs("venv/lib/python3.11/site-packages/nvidia/cu13/lib");
-    file("venv/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13", 0644);
-    link_to("venv/lib64", "lib");
-    /* Its base: only python3.11 (and a -config script), NVRTC for CUDA 13,
-     * a cuda_nvrtc without lib. */
-    mkdirs("base/bin");
-    file("base/bin/python3.11", 0755);
-    file("base/bin/python3.11-config", 0755);
-    mkdirs("base/lib/python3.11/site-packages/nvidia/cu13/lib");
-    mkdirs("base/lib/python3.11/site-packages/nvidia/cuda_nvrtc");
-    /* A python3.12 with Debian's dist-packages. */
-    mkdirs("other/bin");
-    file("other/bin/python3.12", 0755);
-    mkdirs("other/lib/python3.12/dist-packages/nvidia/cu13/lib");
-    /* A python3 that cannot run: not an installation. */
-    mkdirs("noexec/bin");
-    file("noexec/bin/python3", 0644);
-    mkdirs("noexec/lib/python3.11/site-packages/nvidia/cu13/lib");
-    /* The user site, conda, and a venv whose name glob(3) would misread. */
-    mkdirs("home/.local/lib/python3.11/site-packages/nvidia/cu13/lib");
-    mkdirs("conda/lib");
-    mkdirs("ve[1]/lib/python3.10/site-packages/nvidia/cuda_nvrtc/lib");
-    mkdirs("ve[1]/lib/python3.10/site-packages/nvidia/cu13");
+    for (size_t i = 0; i < sizeof tree / sizeof tree[0]; i++) {
+        int rc = tree[i].kind == 'd' ? xt_tree_dir(root, tree[i].rel)
+                 : tree[i].kind == 'l'
+                     ? xt_tree_link(root, tree[i].rel, tree[i].target)
+                     : xt_tree_file(root, tree[i].rel, tree[i].kind == 'x' ? 0755 : 0644);
+        if (rc != 0) {
+            return -1;
+        }
+    }
     return 0;
 }
 
 static int remove_tree(void **state) {
     (void)state;
-    return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    return xt_tree_remove(root);
 }
 
 static void set_env(const char *path, const char *venv, const char *home, const char *conda) {
@@ -139,7 +114,7 @@ static void documented_order_without_duplicates(void **state) {
     assert_true(snprintf(path, sizeof path, "%s:%s::bin:%s:%s", at(a, "venv/bin"), a,
                          at(b, "noexec/bin"), at(c, "other/bin")) < (int)sizeof path);
     set_env(path, "venv", "home", "conda");
-    char(*got)[PATH_MAX] = malloc(XGPU_PYFOLDERS_MAX * sizeof *got);
+    char(*got)[XGPU_PYFOLDER_SIZE] = malloc(XGPU_PYFOLDERS_MAX * sizeof *got);
     assert_non_null(got);
     size_t n = xgpu__python_lib_dirs(nvrtc_dirs, got, XGPU_PYFOLDERS_MAX);
     assert_int_equal(n, 6);
@@ -163,7 +138,7 @@ static void base_interpreter_found_through_its_own_folder(void **state) {
     (void)state;
     char path[PATH_MAX];
     set_env(at(path, "base/bin"), NULL, NULL, NULL);
-    char got[4][PATH_MAX];
+    char got[4][XGPU_PYFOLDER_SIZE];
     assert_int_equal(xgpu__python_lib_dirs(nvrtc_dirs, got, 4), 1);
     expect(got, 0, "base/lib/python3.11/site-packages/nvidia/cu13/lib");
 }
@@ -171,14 +146,14 @@ static void base_interpreter_found_through_its_own_folder(void **state) {
 static void venv_named_with_glob_characters(void **state) {
     (void)state;
     set_env("", "ve[1]", NULL, NULL);
-    char got[4][PATH_MAX];
+    char got[4][XGPU_PYFOLDER_SIZE];
     assert_int_equal(xgpu__python_lib_dirs(nvrtc_dirs, got, 4), 1);
     expect(got, 0, "ve[1]/lib/python3.10/site-packages/nvidia/cuda_nvrtc/lib");
 }
 
 static void nothing_without_python_or_environment(void **state) {
     (void)state;
-    char got[4][PATH_MAX];
+    char got[4][XGPU_PYFOLDER_SIZE];
     set_env("", NULL, NULL, NULL);
     assert_int_equal(xgpu__python_lib_dirs(nvrtc_dirs, got, 4), 0);
     unsetenv("PATH");
