@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cuda_internal.h"
 #include "backend_util.h"
+#include "pyfolders.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -304,6 +305,45 @@ size_t cu__nvrtc_order(int driver_major, const char **out, size_t max) {
     return n;
 }
 
+/* The folders NVIDIA's wheels keep NVRTC in, inside a site-packages: CUDA
+ * 13's nvidia-cuda-nvrtc, then CUDA 12's nvidia-cuda-nvrtc-cu12 (the layout
+ * NVIDIA's own cuda.pathfinder searches). */
+static const char *const nvrtc_wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib", NULL};
+
+static bool nvrtc_try(cu_nvrtc *nvrtc, const char *dir, const char *soname) {
+    char file[XGPU_PYFOLDER_SIZE + 32];
+    snprintf(file, sizeof file, "%s%s", dir, soname);
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    cu__services->log(CU_BACKEND_NAME, XGPU_LOG_DEBUG, "NVRTC %s: %s", file,
+                      lib ? "loaded" : "not found");
+    return lib && nvrtc_bind(nvrtc, lib, file);
+}
+
+/* Where NVRTC was looked for (the wheel and conda folders by count and the
+ * first two: each can be long), and what to install. `cuda_path` is
+ * "$CUDA_PATH/lib64/" or "". */
+static void nvrtc_not_found(char *reason, size_t size, const char *cuda_path,
+                            char (*wheels)[XGPU_PYFOLDER_SIZE], size_t nwheels) {
+    char where[640];
+    if (nwheels == 0) {
+        snprintf(where, sizeof where,
+                 "%s%s/usr/local/cuda/lib64/, and there is no pip wheel or conda folder "
+                 "(nvidia/cu13/lib or nvidia/cuda_nvrtc/lib in the site-packages of a python3 on "
+                 "PATH, $VIRTUAL_ENV or ~/.local; $CONDA_PREFIX/lib)",
+                 cuda_path, cuda_path[0] ? ", " : "");
+    } else {
+        snprintf(where, sizeof where,
+                 "%s%s/usr/local/cuda/lib64/ or %zu pip wheel or conda folder%s (%.160s%s%.160s%s)",
+                 cuda_path, cuda_path[0] ? ", " : "", nwheels, nwheels > 1 ? "s" : "", wheels[0],
+                 nwheels > 1 ? ", " : "", nwheels > 1 ? wheels[1] : "", nwheels > 2 ? ", ..." : "");
+    }
+    snprintf(reason, size,
+             "NVRTC (libnvrtc.so.13/.12/.11) was not found in the library path, %s; install the "
+             "CUDA toolkit's NVRTC, or `pip install nvidia-cuda-nvrtc` (for CUDA 12: "
+             "nvidia-cuda-nvrtc-cu12), or set CUDA_PATH",
+             where);
+}
+
 xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, int driver_version, char *reason, size_t reason_size) {
     /* XGPU_NVRTC names the one file to load ("none": no NVRTC at all). */
     const char *only = secure_getenv("XGPU_NVRTC");
@@ -328,29 +368,31 @@ xgpu_status cu__nvrtc_load(cu_nvrtc *nvrtc, int driver_version, char *reason, si
         snprintf(cuda_path, sizeof cuda_path, "%s/lib64/", env);
         dirs[1] = cuda_path;
     }
-    char tried[768] = "";
     for (size_t d = 0; d < 3; d++) {
-        if (!dirs[d]) {
-            continue;
-        }
-        for (size_t s = 0; s < count; s++) {
-            char file[600];
-            snprintf(file, sizeof file, "%s%s", dirs[d], sonames[s]);
-            void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-            cu__services->log(CU_BACKEND_NAME, XGPU_LOG_DEBUG, "NVRTC %s: %s", file,
-                              lib ? "loaded" : "not found");
-            if (lib && nvrtc_bind(nvrtc, lib, file)) {
+        for (size_t s = 0; dirs[d] && s < count; s++) {
+            if (nvrtc_try(nvrtc, dirs[d], sonames[s])) {
                 return XGPU_SUCCESS;
             }
         }
-        size_t used = strlen(tried);
-        snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "",
-                 dirs[d][0] ? dirs[d] : "the library path");
     }
-    snprintf(reason, reason_size,
-             "NVRTC (libnvrtc.so.13/.12/.11) was not found in %s; install the CUDA toolkit's "
-             "NVRTC or set CUDA_PATH",
-             tried);
+    /* Then the wheels' and conda's folders, one soname at a time across all
+     * of them: each folder holds one CUDA major version, and
+     * cu__nvrtc_order puts the driver's own first. */
+    char(*wheels)[XGPU_PYFOLDER_SIZE] = malloc(XGPU_PYFOLDERS_MAX * sizeof *wheels);
+    size_t nwheels =
+        wheels ? xgpu__python_lib_dirs(nvrtc_wheel_dirs, wheels, XGPU_PYFOLDERS_MAX) : 0;
+    for (size_t s = 0; s < count; s++) {
+        for (size_t w = 0; w < nwheels; w++) {
+            char dir[XGPU_PYFOLDER_SIZE + 1];
+            snprintf(dir, sizeof dir, "%s/", wheels[w]);
+            if (nvrtc_try(nvrtc, dir, sonames[s])) {
+                free(wheels);
+                return XGPU_SUCCESS;
+            }
+        }
+    }
+    nvrtc_not_found(reason, reason_size, cuda_path, wheels, nwheels);
+    free(wheels);
     cu__services->library(CU_BACKEND_NAME, "libnvrtc.so", NULL, false, reason);
     return XGPU_ERROR_BACKEND_UNAVAILABLE;
 }

@@ -1,10 +1,12 @@
-/* The variables that name a library to dlopen (XGPU_CUDA_DRIVER, CUDA_PATH;
- * XGPU_HIP_RUNTIME, ROCM_PATH, DTK_PATH) are read through secure_getenv, so
- * a setuid program never loads a file its caller chose. Built once per
- * backend (SECURE_ENV_CUDA or SECURE_ENV_HIP) and linked with
- * -Wl,--wrap=secure_getenv,--wrap=dlopen: the wrapped secure_getenv answers
- * NULL for every name, as glibc does in a setuid program, and dlopen records
- * each file asked for. A plain getenv would still see the planted paths. */
+/* The variables that name a library to dlopen (XGPU_CUDA_DRIVER, CUDA_PATH,
+ * and PATH, VIRTUAL_ENV, HOME and CONDA_PREFIX, which lead to NVRTC's pip
+ * wheels and conda packages; XGPU_HIP_RUNTIME, ROCM_PATH, DTK_PATH) are
+ * read through secure_getenv, so a setuid program never loads a file its
+ * caller chose. Built once per backend (SECURE_ENV_CUDA or SECURE_ENV_HIP)
+ * and linked with -Wl,--wrap=secure_getenv,--wrap=dlopen: the wrapped
+ * secure_getenv answers NULL for every name, as glibc does in a setuid
+ * program, and dlopen records each file asked for. A plain getenv would
+ * still see the planted paths. */
 #define _GNU_SOURCE
 #if defined(SECURE_ENV_CUDA)
 #include "cuda_internal.h"
@@ -12,8 +14,10 @@
 #include "hip_internal.h"
 #endif
 #include "internal.h"
+#include "xt_tree.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,6 +54,24 @@ void *__wrap_dlopen(const char *file, int flags) {
 static void no_planted_file_is_opened(void **state) {
     (void)state;
 #if defined(SECURE_ENV_CUDA)
+    /* A venv, a user site and a conda prefix that really hold a (broken)
+     * NVRTC: only the environment leads there. */
+    char tree[PATH_MAX];
+    assert_int_equal(xt_tree_make("xgpu-planted", tree), 0);
+    assert_int_equal(xt_tree_file(tree, "bin/python3", 0755), 0);
+    assert_int_equal(
+        xt_tree_file(tree, "lib/python3.11/site-packages/nvidia/cu13/lib/libnvrtc.so.13", 0644), 0);
+    assert_int_equal(
+        xt_tree_file(tree, ".local/lib/python3.11/site-packages/nvidia/cu13/lib/libnvrtc.so.13",
+                     0644),
+        0);
+    assert_int_equal(xt_tree_file(tree, "lib/libnvrtc.so.13", 0644), 0);
+    char bin[PATH_MAX];
+    assert_int_equal(xt_tree_path(tree, "bin", bin), 0);
+    setenv("PATH", bin, 1);
+    setenv("VIRTUAL_ENV", tree, 1);
+    setenv("HOME", tree, 1);
+    setenv("CONDA_PREFIX", tree, 1);
     setenv("XGPU_CUDA_DRIVER", PLANTED "/libcuda.so.1", 1);
     setenv("CUDA_PATH", PLANTED, 1);
     cu__services = &xgpu__services;
@@ -73,11 +95,28 @@ static void no_planted_file_is_opened(void **state) {
 #endif
     assert_true(secure_reads > 0);
     assert_true(nopened > 0);
+    int planted = -1, found = -1;
     for (int i = 0; i < nopened; i++) {
-        if (strstr(opened[i], PLANTED)) {
-            fail_msg("dlopen(\"%s\"): a path from the environment that secure_getenv hides",
-                     opened[i]);
+        if (planted < 0 && strstr(opened[i], PLANTED)) {
+            planted = i;
         }
+#if defined(SECURE_ENV_CUDA)
+        if (found < 0 && strstr(opened[i], tree)) {
+            found = i;
+        }
+#endif
+    }
+#if defined(SECURE_ENV_CUDA)
+    assert_int_equal(xt_tree_remove(tree), 0);
+#endif
+    if (planted >= 0) {
+        fail_msg("dlopen(\"%s\"): a path from the environment that secure_getenv hides",
+                 opened[planted]);
+    }
+    if (found >= 0) {
+        fail_msg("dlopen(\"%s\"): a folder found through the environment that secure_getenv "
+                 "hides",
+                 opened[found]);
     }
 }
 

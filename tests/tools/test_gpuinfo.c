@@ -164,6 +164,10 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
     assert_non_null(strstr(out, "libcuda.so.1"));
     assert_non_null(strstr(out, "install the NVIDIA driver"));
     assert_non_null(strstr(out, "/etc/OpenCL/vendors/"));
+    /* The variables that lead the CUDA backend to NVRTC. */
+    assert_non_null(strstr(out, "CUDA_PATH"));
+    assert_non_null(strstr(out, "VIRTUAL_ENV"));
+    assert_non_null(strstr(out, "CONDA_PREFIX"));
     if (getenv("XGPU_TEST_EXPECT_HIP_NO_DEVICE")) {
         /* ROCm is installed and there is no AMD GPU. */
         assert_non_null(strstr(out, "hipErrorNoDevice"));

@@ -4,12 +4,14 @@
  * when present). gpubench runs it beside xgpu's GEMM. */
 #define _GNU_SOURCE
 #include "vendor_blas.h"
+#include "pyfolders.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(VB_HAVE_CLBLAST)
@@ -56,6 +58,31 @@ static void *open_first(const char *const *names, char *loaded, size_t size) {
     return NULL;
 }
 
+/* cuBLAS from NVIDIA's pip wheels (nvidia-cublas for CUDA 13 in
+ * nvidia/cu13/lib, nvidia-cublas-cu12 in nvidia/cublas/lib) or conda's
+ * $CONDA_PREFIX/lib, as the CUDA backend finds NVRTC: one soname at a time
+ * across the folders. *searched: how many folders there were. */
+static void *open_cublas_wheel(char *loaded, size_t size, size_t *searched) {
+    static const char *const subdirs[] = {"nvidia/cu13/lib", "nvidia/cublas/lib", NULL};
+    static const char *const sonames[] = {"libcublas.so.13", "libcublas.so.12"};
+    char(*dirs)[XGPU_PYFOLDER_SIZE] = malloc(XGPU_PYFOLDERS_MAX * sizeof *dirs);
+    size_t n = dirs ? xgpu__python_lib_dirs(subdirs, dirs, XGPU_PYFOLDERS_MAX) : 0;
+    void *lib = NULL;
+    for (size_t s = 0; s < sizeof sonames / sizeof sonames[0] && !lib; s++) {
+        for (size_t d = 0; d < n && !lib; d++) {
+            char file[XGPU_PYFOLDER_SIZE + 32];
+            snprintf(file, sizeof file, "%s/%s", dirs[d], sonames[s]);
+            lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+            if (lib) {
+                snprintf(loaded, size, "%s", file);
+            }
+        }
+    }
+    free(dirs);
+    *searched = n;
+    return lib;
+}
+
 static int cublas_call(void *state, void *queue, void *a, void *b, void *c, size_t m, size_t n,
                        size_t k) {
     blas_lib *l = state;
@@ -78,11 +105,24 @@ static int rocblas_call(void *state, void *queue, void *a, void *b, void *c, siz
                          &zero, c, (int)n);
 }
 
-/* Loads cuBLAS or rocBLAS and makes a handle; -1 with a reason otherwise. */
-static int open_blas(const char *const *names, const char *create, const char *set_stream,
-                     const char *sgemm, blas_lib *l, char *name, size_t name_size, char *reason,
-                     size_t reason_size) {
+/* Loads cuBLAS (`cuda`) or rocBLAS and makes a handle; -1 with a reason
+ * otherwise. */
+static int open_blas(bool cuda, const char *const *names, const char *create,
+                     const char *set_stream, const char *sgemm, blas_lib *l, char *name,
+                     size_t name_size, char *reason, size_t reason_size) {
     void *lib = open_first(names, name, name_size);
+    size_t wheels = 0;
+    if (!lib && cuda) {
+        lib = open_cublas_wheel(name, name_size, &wheels);
+    }
+    if (!lib && cuda) {
+        snprintf(reason, reason_size,
+                 "not run: cuBLAS (libcublas.so.13/.12) not found in the library path, "
+                 "/usr/local/cuda/lib64 or %zu pip wheel or conda folder%s; pip install "
+                 "nvidia-cublas (CUDA 13) or nvidia-cublas-cu12",
+                 wheels, wheels == 1 ? "" : "s");
+        return -1;
+    }
     if (!lib) {
         snprintf(reason, reason_size, "not run: %s not found", names[0]);
         return -1;
@@ -126,10 +166,10 @@ int vb_sgemm(xgpu_queue *queue, const char *backend, size_t m, size_t n, size_t 
                                               "librocblas.so.0", "/opt/rocm/lib/librocblas.so",
                                               NULL};
         snprintf(impl, impl_size, cuda ? "cublas" : "rocblas");
-        char name[128];
+        char name[XGPU_PYFOLDER_SIZE + 32];
         pthread_mutex_lock(&lock);
         int rc = blas_ready ? 0
-                            : open_blas(cuda ? cublas : rocblas,
+                            : open_blas(cuda, cuda ? cublas : rocblas,
                                         cuda ? "cublasCreate_v2" : "rocblas_create_handle",
                                         cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
                                         cuda ? "cublasSgemm_v2" : "rocblas_sgemm", &blas, name,

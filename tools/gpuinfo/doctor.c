@@ -257,10 +257,14 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
             check_backend(out, b, &bi);
         }
     }
+    /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
+     * CONDA_PREFIX lead the CUDA backend to NVRTC. */
     static const char *const vars[] = {
-        "XGPU_BACKENDS",        "XGPU_PLUGIN_PATH", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-        "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",  "XGPU_CUDA_DRIVER",     "XGPU_NVRTC",
-        "XGPU_CACHE",           "XGPU_CACHE_DIR"};
+        "XGPU_BACKENDS",       "XGPU_PLUGIN_PATH",     "CUDA_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",
+        "XGPU_CUDA_DRIVER",    "XGPU_NVRTC",           "CUDA_PATH",
+        "VIRTUAL_ENV",         "CONDA_PREFIX",         "XGPU_CACHE",
+        "XGPU_CACHE_DIR"};
     fprintf(out, "environment\n");
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
