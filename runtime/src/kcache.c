@@ -236,7 +236,9 @@ static void *check_entry(const unsigned char *file, size_t file_size, const xgpu
 void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *size) {
     char path[XGPU__KCACHE_PATH_MAX];
     entry_path(path, sizeof path, dir, key);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO named like an entry would block open(2) for ever;
+     * opened at once, it is refused below as not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT) {
             xgpu__log(WHO, XGPU_LOG_DEBUG, "cannot read %s: %s", path, strerror(errno));

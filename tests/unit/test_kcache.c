@@ -297,6 +297,32 @@ static void a_file_size_limit_means_no_entry(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* A FIFO (or any file that is not a regular file) named like an entry is
+ * refused at once: opening a FIFO without O_NONBLOCK would wait for a
+ * writer for ever, and the build with it. */
+static void a_fifo_named_like_an_entry_does_not_block(void **state) {
+    (void)state;
+    char d[XGPU__KCACHE_PATH_MAX];
+    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    xgpu__kcache_key k;
+    key_of(&k, "fifo");
+    char path[600];
+    entry_file(path, sizeof path, &k);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10); /* a blocked open ends the child with SIGALRM */
+        size_t size;
+        _exit(xgpu__kcache_read(d, &k, &size) ? 11 : 0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_known_answers),
@@ -305,6 +331,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(least_recently_used_go_first, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(folders_that_are_not_used, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_file_size_limit_means_no_entry, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_fifo_named_like_an_entry_does_not_block, make_dir,
+                                        remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }
