@@ -331,7 +331,11 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
     if (total > limit) {
         qsort(list, count, sizeof *list, older_first);
         for (size_t i = 0; i < count && total > limit; i++) {
-            if (unlinkat(dirfd(d), list[i].name, 0) == 0) {
+            /* Gone is gone, by this process or another evicting at the
+             * same time: counting only this process's own removals made
+             * every one of them remove its whole share, and together they
+             * emptied the cache. */
+            if (unlinkat(dirfd(d), list[i].name, 0) == 0 || errno == ENOENT) {
                 total -= list[i].size;
                 xgpu__log(WHO, XGPU_LOG_DEBUG, "evicted %s (least recently used)", list[i].name);
             }

@@ -323,6 +323,57 @@ static void a_fifo_named_like_an_entry_does_not_block(void **state) {
     unlink(path);
 }
 
+/* Processes that evict at once share the work: an entry another one
+ * removed first still counts as gone, so together they stop near the
+ * bound instead of each removing its own share and emptying the cache. */
+static void concurrent_evictions_stop_at_the_bound(void **state) {
+    (void)state;
+    enum { ENTRIES = 200, SIZE = 10240, PROCS = 4 };
+    const uint64_t limit = 1u << 20;
+    static unsigned char payload[SIZE];
+    time_t base = time(NULL) - 100000;
+    for (int i = 0; i < ENTRIES; i++) {
+        char text[32], path[600];
+        snprintf(text, sizeof text, "entry %d", i);
+        xgpu__kcache_key k;
+        key_of(&k, text);
+        xgpu__kcache_write(dir, &k, payload, sizeof payload);
+        entry_file(path, sizeof path, &k);
+        struct timespec t[2] = {{base + i, 0}, {base + i, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+    }
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    for (int i = 0; i < PROCS; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            char c;
+            close(go[1]);
+            _exit(read(go[0], &c, 1) == 0 ? (xgpu__kcache_evict(dir, limit), 0) : 3);
+        }
+    }
+    close(go[0]);
+    close(go[1]); /* all start at once */
+    for (int i = 0; i < PROCS; i++) {
+        int status = 0;
+        assert_true(wait(&status) > 0);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    uint64_t left = 0;
+    for (int i = 0; i < ENTRIES; i++) {
+        char text[32], path[600];
+        snprintf(text, sizeof text, "entry %d", i);
+        xgpu__kcache_key k;
+        key_of(&k, text);
+        entry_file(path, sizeof path, &k);
+        long n = file_size(path);
+        left += n > 0 ? (uint64_t)n : 0;
+    }
+    assert_true(left <= limit);
+    assert_true(left >= limit - (uint64_t)PROCS * (SIZE + 100)); /* one entry each, at most */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_known_answers),
@@ -332,6 +383,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(folders_that_are_not_used, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_file_size_limit_means_no_entry, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_fifo_named_like_an_entry_does_not_block, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(concurrent_evictions_stop_at_the_bound, make_dir,
                                         remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
