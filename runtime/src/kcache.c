@@ -303,14 +303,19 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
                      !strcmp(de->d_name + len - strlen(ENTRY_SUFFIX), ENTRY_SUFFIX);
         bool tmp = strstr(de->d_name, ".tmp.") != NULL;
         struct stat st;
-        if ((!entry && !tmp) || len >= sizeof list->name ||
-            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+        if ((!entry && !tmp) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode)) {
             continue;
         }
+        /* Temporary names are longer than entries' (a 7-digit pid and a
+         * serial make 80 characters and more): never kept in the list. */
         if (tmp) {
             if (now - st.st_mtime > STALE_TMP_SECONDS) {
                 unlinkat(dirfd(d), de->d_name, 0);
             }
+            continue;
+        }
+        if (len >= sizeof list->name) {
             continue;
         }
         if (count == cap) {

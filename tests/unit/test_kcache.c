@@ -374,6 +374,28 @@ static void concurrent_evictions_stop_at_the_bound(void **state) {
     assert_true(left >= limit - (uint64_t)PROCS * (SIZE + 100)); /* one entry each, at most */
 }
 
+/* A temporary file left by a process that died is removed after an hour,
+ * whatever the length of its pid and serial. */
+static void stale_temporaries_of_any_length_go(void **state) {
+    (void)state;
+    const char *hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char *tails[] = {"1234.5", "4194301.123", "4194303.4294967295"};
+    char paths[3][600];
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s.tmp.%s", dir, hex, tails[i]);
+        int fd = open(paths[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "half", 4), 4);
+        close(fd);
+        struct timespec t[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, paths[i], t, 0), 0);
+    }
+    xgpu__kcache_evict(dir, 1u << 20);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(file_size(paths[i]), -1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_known_answers),
@@ -386,6 +408,7 @@ int main(void) {
                                         remove_dir),
         cmocka_unit_test_setup_teardown(concurrent_evictions_stop_at_the_bound, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(stale_temporaries_of_any_length_go, make_dir, remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }
