@@ -141,6 +141,10 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     p->source = copy;
     char *log = NULL;
     const char *opts = options ? options : "";
+    /* The cache's steps may record failures (a missing compiler, a
+     * refused binary) that are not the caller's: a build that succeeds
+     * leaves xgpu_last_error() as it found it. */
+    struct xgpu__error_state *saved = xgpu__error_save();
     cache_slot *cache = malloc(sizeof *cache);
     if (cache) {
         cache_prepare(cache, context, full, opts);
@@ -156,6 +160,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     free(cache);
     free(full);
     if (st != XGPU_SUCCESS) {
+        xgpu__error_discard(saved);
         xgpu__set_build_log(log ? log : "");
         st = build_failed(context, st, log);
         free(log);
@@ -163,6 +168,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
         free(p);
         return st;
     }
+    xgpu__error_restore(saved);
     p->log = log;
     p->context = context;
     atomic_init(&p->refs, 1);

@@ -156,6 +156,27 @@ static void cache_off_or_unwritable_only_compiles(void **state) {
     remove_dir();
 }
 
+/* xgpu_last_error() holds the last failure until another call fails: a
+ * build that succeeds, compiled or from the cache, leaves it as it was
+ * (the cache's own steps, which may fail inside, are not the caller's). */
+static void a_successful_build_keeps_the_last_error(void **state) {
+    (void)state;
+    fresh_dir();
+    for (int round = 0; round < 2; round++) { /* compiled, then from the cache */
+        xgpu_buffer *b = NULL;
+        assert_int_equal(xgpu_buffer_create(xt.ctx, 0, &b), XGPU_ERROR_INVALID_SIZE);
+        xgpu_program *p = NULL;
+        bool cached = false;
+        XT_OK(xgpu_program_build(xt.ctx, source, "-DKEEPS=1", &p));
+        XT_OK(xgpu_program_from_cache(p, &cached));
+        assert_int_equal(cached, round == 1);
+        assert_int_equal(xgpu_last_error()->status, XGPU_ERROR_INVALID_SIZE);
+        assert_non_null(strstr(xgpu_last_error()->message, "xgpu_buffer_create"));
+        XT_OK(xgpu_program_release(p));
+    }
+    remove_dir();
+}
+
 /* 16 processes at once, each building the same three programs on this
  * device from an empty cache: every one succeeds, and what they leave is
  * three whole entries that a 17th process loads. */
@@ -264,6 +285,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(damaged_entries_are_rebuilt),
         cmocka_unit_test(cache_off_or_unwritable_only_compiles),
         cmocka_unit_test(sixteen_processes_at_once),
+        cmocka_unit_test(a_successful_build_keeps_the_last_error),
     };
     return XT_RUN("cache", tests);
 }
