@@ -20,8 +20,7 @@ int main(void) {
         int r = r_build(r_source, NULL);
         const xgpu_error_info *e = xgpu_last_error();
         printf("%s build: earlier failure %s (%s) -> after: status %d \"%s\"\n",
-               r == 1 ? "cached" : "compiled", xgpu_status_name(st), before, e->status,
-               e->message);
+               r == 1 ? "cached" : "compiled", xgpu_status_name(st), before, e->status, e->message);
         bad |= st != XGPU_SUCCESS && e->status == XGPU_SUCCESS;
     }
     r_close();

@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 
 static float run(const char *opts) {
-    static const char *const src =
-        "#include \"value.h\"\n"
-        "XGPU_KERNEL void k(XGPU_GLOBAL float *y) { y[0] = VALUE; }\n";
+    static const char *const src = "#include \"value.h\"\n"
+                                   "XGPU_KERNEL void k(XGPU_GLOBAL float *y) { y[0] = VALUE; }\n";
     xgpu_program *p;
     xgpu_kernel *k;
     xgpu_buffer *b;

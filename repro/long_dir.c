@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
         closedir(d);
     }
     r_close();
-    printf("%s\n", stray ? "FAIL: files in the cache folder that are not entries"
-                         : "OK: no stray files");
+    printf("%s\n",
+           stray ? "FAIL: files in the cache folder that are not entries" : "OK: no stray files");
     return stray != 0;
 }
