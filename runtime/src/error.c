@@ -93,6 +93,29 @@ void xgpu__clear_error(void) {
     tl_error.message[0] = '\0';
 }
 
+xgpu__error_state *xgpu__error_save(void) {
+    xgpu__error_state *saved = malloc(sizeof *saved);
+    if (saved) {
+        /* The copy's pointers still point into tl_error: right again once
+         * it is copied back. */
+        memcpy(saved, &tl_error, sizeof *saved);
+    }
+    return saved;
+}
+
+void xgpu__error_restore(xgpu__error_state *saved) {
+    if (!saved) {
+        xgpu__clear_error();
+        return;
+    }
+    memcpy(&tl_error, saved, sizeof tl_error);
+    free(saved);
+}
+
+void xgpu__error_discard(xgpu__error_state *saved) {
+    free(saved);
+}
+
 void xgpu__set_build_log(const char *log) {
     pthread_once(&build_log_once, build_log_key_init);
     free(pthread_getspecific(build_log_key));

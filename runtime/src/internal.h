@@ -82,6 +82,16 @@ void xgpu__handle_retire(void *object);
 void xgpu__set_build_log(const char *log);
 /* Resets xgpu_last_error() to XGPU_SUCCESS on the calling thread. */
 void xgpu__clear_error(void);
+/* A copy of the calling thread's last error (malloc'ed; NULL when out of
+ * memory), to put back with xgpu__error_restore after internal steps whose
+ * failures are not the caller's: xgpu_last_error() keeps the last failure
+ * until another call fails. */
+struct xgpu__error_state *xgpu__error_save(void);
+/* Puts `saved` back as the last error (clears it when `saved` is NULL) and
+ * frees it. */
+void xgpu__error_restore(struct xgpu__error_state *saved);
+/* Frees `saved` and keeps the last error as it is now (may be NULL). */
+void xgpu__error_discard(struct xgpu__error_state *saved);
 /* Formats a byte count as "1.50 GiB (1610612736 bytes)". */
 void xgpu__format_bytes(char *out, size_t out_size, unsigned long long bytes);
 

@@ -223,7 +223,9 @@ static void *check_entry(const unsigned char *file, size_t file_size, const xgpu
 void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *size) {
     char path[XGPU__KCACHE_PATH_MAX];
     entry_path(path, sizeof path, dir, key);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO named like an entry would block open(2) for ever;
+     * opened at once, it is refused below as not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT) {
             xgpu__log(WHO, XGPU_LOG_DEBUG, "cannot read %s: %s", path, strerror(errno));
@@ -288,14 +290,19 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
                      !strcmp(de->d_name + len - strlen(ENTRY_SUFFIX), ENTRY_SUFFIX);
         bool tmp = strstr(de->d_name, ".tmp.") != NULL;
         struct stat st;
-        if ((!entry && !tmp) || len >= sizeof list->name ||
-            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+        if ((!entry && !tmp) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode)) {
             continue;
         }
+        /* Temporary names are longer than entries' (a 7-digit pid and a
+         * serial make 80 characters and more): never kept in the list. */
         if (tmp) {
             if (now - st.st_mtime > STALE_TMP_SECONDS) {
                 unlinkat(dirfd(d), de->d_name, 0);
             }
+            continue;
+        }
+        if (len >= sizeof list->name) {
             continue;
         }
         if (count == cap) {
@@ -316,7 +323,11 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
     if (total > limit) {
         qsort(list, count, sizeof *list, older_first);
         for (size_t i = 0; i < count && total > limit; i++) {
-            if (unlinkat(dirfd(d), list[i].name, 0) == 0) {
+            /* Gone is gone, by this process or another evicting at the
+             * same time: counting only this process's own removals made
+             * every one of them remove its whole share, and together they
+             * emptied the cache. */
+            if (unlinkat(dirfd(d), list[i].name, 0) == 0 || errno == ENOENT) {
                 total -= list[i].size;
                 xgpu__log(WHO, XGPU_LOG_DEBUG, "evicted %s (least recently used)", list[i].name);
             }

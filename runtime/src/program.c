@@ -63,12 +63,36 @@ typedef struct cache_slot {
     xgpu__kcache_key key;
 } cache_slot;
 
-static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *full,
-                          const char *options) {
+/* Whether the build reads files besides its source: an #include (or a
+ * test for one) in the source, a file named in the options. The key covers
+ * the source text only, so such a build is never cached: an edited header
+ * would otherwise go unseen. Errs on the side of not caching ('#include' in
+ * a comment counts). */
+static bool reads_other_files(const char *source, const char *options) {
+    for (const char *p = source; (p = strchr(p, '#')) != NULL; p++) {
+        const char *q = p + 1;
+        while (*q == ' ' || *q == '\t') {
+            q++;
+        }
+        if (!strncmp(q, "include", 7) || !strncmp(q, "import", 6)) {
+            return true;
+        }
+    }
+    return strstr(source, "__has_include") || strstr(options, "-include") ||
+           strstr(options, "-imacros");
+}
+
+static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *source,
+                          const char *full, const char *options) {
     const xgpu_backend_ops *ops = ctx->ops;
     c->on = false;
     if (!ops->build_identity || !ops->program_binary || !ops->program_load_binary ||
         !xgpu__kcache_dir(c->dir, sizeof c->dir, NULL, 0)) {
+        return;
+    }
+    if (reads_other_files(source, options)) {
+        xgpu__log("cache", XGPU_LOG_DEBUG,
+                  "not cached: the build reads files (#include) that the key does not cover");
         return;
     }
     char identity[512] = "";
@@ -141,9 +165,13 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     p->source = copy;
     char *log = NULL;
     const char *opts = options ? options : "";
+    /* The cache's steps may record failures (a missing compiler, a
+     * refused binary) that are not the caller's: a build that succeeds
+     * leaves xgpu_last_error() as it found it. */
+    struct xgpu__error_state *saved = xgpu__error_save();
     cache_slot *cache = malloc(sizeof *cache);
     if (cache) {
-        cache_prepare(cache, context, full, opts);
+        cache_prepare(cache, context, source, full, opts);
     }
     xgpu_status st = XGPU_SUCCESS;
     p->from_cache = cache && cache_load(cache, context, opts, &p->handle, &log);
@@ -156,6 +184,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     free(cache);
     free(full);
     if (st != XGPU_SUCCESS) {
+        xgpu__error_discard(saved);
         xgpu__set_build_log(log ? log : "");
         st = build_failed(context, st, log);
         free(log);
@@ -163,6 +192,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
         free(p);
         return st;
     }
+    xgpu__error_restore(saved);
     p->log = log;
     p->context = context;
     atomic_init(&p->refs, 1);

@@ -156,6 +156,67 @@ static void cache_off_or_unwritable_only_compiles(void **state) {
     remove_dir();
 }
 
+/* xgpu_last_error() holds the last failure until another call fails: a
+ * build that succeeds, compiled or from the cache, leaves it as it was
+ * (the cache's own steps, which may fail inside, are not the caller's). */
+static void a_successful_build_keeps_the_last_error(void **state) {
+    (void)state;
+    fresh_dir();
+    for (int round = 0; round < 2; round++) { /* compiled, then from the cache */
+        xgpu_buffer *b = NULL;
+        assert_int_equal(xgpu_buffer_create(xt.ctx, 0, &b), XGPU_ERROR_INVALID_SIZE);
+        xgpu_program *p = NULL;
+        bool cached = false;
+        XT_OK(xgpu_program_build(xt.ctx, source, "-DKEEPS=1", &p));
+        XT_OK(xgpu_program_from_cache(p, &cached));
+        assert_int_equal(cached, round == 1);
+        assert_int_equal(xgpu_last_error()->status, XGPU_ERROR_INVALID_SIZE);
+        assert_non_null(strstr(xgpu_last_error()->message, "xgpu_buffer_create"));
+        XT_OK(xgpu_program_release(p));
+    }
+    remove_dir();
+}
+
+/* The key covers the source text, not the files it includes: a build
+ * that #includes a header is compiled every time, so an edited header is
+ * seen. */
+static void a_build_that_includes_files_sees_an_edited_header(void **state) {
+    (void)state;
+    fresh_dir();
+    char inc[] = "/tmp/xgpu-cache-include-XXXXXX", header[300], options[300];
+    assert_non_null(mkdtemp(inc));
+    snprintf(header, sizeof header, "%s/value.h", inc);
+    snprintf(options, sizeof options, "-I%s", inc);
+    static const char *const with_include =
+        "#include \"value.h\"\n"
+        "XGPU_KERNEL void value(XGPU_GLOBAL float *y) { y[0] = VALUE; }\n";
+    xgpu_buffer *b;
+    XT_OK(xgpu_buffer_create(xt.ctx, sizeof(float), &b));
+    for (int v = 1; v <= 2; v++) {
+        FILE *f = fopen(header, "w");
+        assert_non_null(f);
+        fprintf(f, "#define VALUE %d.0f\n", v);
+        fclose(f);
+        xgpu_program *p = xt_build(with_include, options);
+        bool cached = true;
+        XT_OK(xgpu_program_from_cache(p, &cached));
+        assert_false(cached);
+        xgpu_kernel *k = xt_kernel(p, "value");
+        xgpu_range r = xgpu_range_1d(1, 1);
+        xgpu_arg args[] = {xgpu_arg_buffer(b)};
+        float y = 0;
+        XT_OK(xgpu_launch(xt.queue, k, &r, 1, args, NULL));
+        XT_OK(xgpu_buffer_read(xt.queue, b, 0, &y, sizeof y, true, NULL));
+        assert_true(y == (float)v);
+        XT_OK(xgpu_kernel_release(k));
+        XT_OK(xgpu_program_release(p));
+    }
+    XT_OK(xgpu_buffer_release(b));
+    unlink(header);
+    rmdir(inc);
+    remove_dir();
+}
+
 /* 16 processes at once, each building the same three programs on this
  * device from an empty cache: every one succeeds, and what they leave is
  * three whole entries that a 17th process loads. */
@@ -264,6 +325,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(damaged_entries_are_rebuilt),
         cmocka_unit_test(cache_off_or_unwritable_only_compiles),
         cmocka_unit_test(sixteen_processes_at_once),
+        cmocka_unit_test(a_successful_build_keeps_the_last_error),
+        cmocka_unit_test(a_build_that_includes_files_sees_an_edited_header),
     };
     return XT_RUN("cache", tests);
 }

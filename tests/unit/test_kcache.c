@@ -297,6 +297,105 @@ static void a_file_size_limit_means_no_entry(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* A FIFO (or any file that is not a regular file) named like an entry is
+ * refused at once: opening a FIFO without O_NONBLOCK would wait for a
+ * writer for ever, and the build with it. */
+static void a_fifo_named_like_an_entry_does_not_block(void **state) {
+    (void)state;
+    char d[XGPU__KCACHE_PATH_MAX];
+    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    xgpu__kcache_key k;
+    key_of(&k, "fifo");
+    char path[600];
+    entry_file(path, sizeof path, &k);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10); /* a blocked open ends the child with SIGALRM */
+        size_t size;
+        _exit(xgpu__kcache_read(d, &k, &size) ? 11 : 0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    unlink(path);
+}
+
+/* Processes that evict at once share the work: an entry another one
+ * removed first still counts as gone, so together they stop near the
+ * bound instead of each removing its own share and emptying the cache. */
+static void concurrent_evictions_stop_at_the_bound(void **state) {
+    (void)state;
+    enum { ENTRIES = 200, SIZE = 10240, PROCS = 4 };
+    const uint64_t limit = 1u << 20;
+    static unsigned char payload[SIZE];
+    time_t base = time(NULL) - 100000;
+    for (int i = 0; i < ENTRIES; i++) {
+        char text[32], path[600];
+        snprintf(text, sizeof text, "entry %d", i);
+        xgpu__kcache_key k;
+        key_of(&k, text);
+        xgpu__kcache_write(dir, &k, payload, sizeof payload);
+        entry_file(path, sizeof path, &k);
+        struct timespec t[2] = {{base + i, 0}, {base + i, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+    }
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    for (int i = 0; i < PROCS; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            char c;
+            close(go[1]);
+            _exit(read(go[0], &c, 1) == 0 ? (xgpu__kcache_evict(dir, limit), 0) : 3);
+        }
+    }
+    close(go[0]);
+    close(go[1]); /* all start at once */
+    for (int i = 0; i < PROCS; i++) {
+        int status = 0;
+        assert_true(wait(&status) > 0);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    uint64_t left = 0;
+    for (int i = 0; i < ENTRIES; i++) {
+        char text[32], path[600];
+        snprintf(text, sizeof text, "entry %d", i);
+        xgpu__kcache_key k;
+        key_of(&k, text);
+        entry_file(path, sizeof path, &k);
+        long n = file_size(path);
+        left += n > 0 ? (uint64_t)n : 0;
+    }
+    assert_true(left <= limit);
+    assert_true(left >= limit - (uint64_t)PROCS * (SIZE + 100)); /* one entry each, at most */
+}
+
+/* A temporary file left by a process that died is removed after an hour,
+ * whatever the length of its pid and serial. */
+static void stale_temporaries_of_any_length_go(void **state) {
+    (void)state;
+    const char *hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char *tails[] = {"1234.5", "4194301.123", "4194303.4294967295"};
+    char paths[3][600];
+    for (int i = 0; i < 3; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s.tmp.%s", dir, hex, tails[i]);
+        int fd = open(paths[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "half", 4), 4);
+        close(fd);
+        struct timespec t[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, paths[i], t, 0), 0);
+    }
+    xgpu__kcache_evict(dir, 1u << 20);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(file_size(paths[i]), -1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_known_answers),
@@ -305,6 +404,11 @@ int main(void) {
         cmocka_unit_test_setup_teardown(least_recently_used_go_first, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(folders_that_are_not_used, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_file_size_limit_means_no_entry, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_fifo_named_like_an_entry_does_not_block, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(concurrent_evictions_stop_at_the_bound, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(stale_temporaries_of_any_length_go, make_dir, remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }
