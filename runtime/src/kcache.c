@@ -7,7 +7,10 @@
  * size and a SHA-256 of its payload, checked on every read; one that does
  * not check out is removed and rebuilt, never loaded. The folder is made
  * 0700 and used only when it belongs to this user and nobody else can
- * write to it; entries are 0600. Bounded: after each write, the least
+ * write to it, checked on an open descriptor of it that every entry is
+ * then read, written, renamed and removed through: whoever may write to a
+ * parent folder can swap the path for a folder of their own, never the
+ * folder this process checked. Entries are 0600. Bounded: after each write, the least
  * recently used entries (by modification time, refreshed on every hit)
  * go until the total fits the limit. Any failure to read or write only
  * means no caching, said at debug level (XGPU_LOG=debug). */
@@ -71,7 +74,7 @@ static int make_dirs(const char *path) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static bool
+static void
 off(char *why, size_t why_size, const char *fmt, ...) {
     char text[600];
     va_list ap;
@@ -82,13 +85,13 @@ off(char *why, size_t why_size, const char *fmt, ...) {
     if (why && why_size) {
         snprintf(why, why_size, "%s", text);
     }
-    return false;
 }
 
-bool xgpu__kcache_dir(char *dir, size_t size, char *why, size_t why_size) {
+int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
     const char *setting = getenv("XGPU_CACHE");
     if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
-        return off(why, why_size, "XGPU_CACHE=%s", setting);
+        off(why, why_size, "XGPU_CACHE=%s", setting);
+        return -1;
     }
     /* secure_getenv: a setuid program gets no cache, rather than one a
      * user's environment points somewhere. */
@@ -102,28 +105,41 @@ bool xgpu__kcache_dir(char *dir, size_t size, char *why, size_t why_size) {
     } else if (home && *home == '/') {
         n = snprintf(dir, size, "%s/.cache/xgpu", home);
     } else {
-        return off(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
+        off(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
+        return -1;
     }
     if (n < 0 || (size_t)n >= size || dir[0] != '/') {
-        return off(why, why_size, "'%.200s' is not an absolute path that fits", dir);
+        off(why, why_size, "'%.200s' is not an absolute path that fits", dir);
+        return -1;
+    }
+    /* Trailing slashes would let O_NOFOLLOW follow a symbolic link. */
+    for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--) {
+        dir[len - 1] = '\0';
     }
     if (make_dirs(dir) != 0) {
-        return off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        return -1;
     }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        return off(why, why_size, "%.400s is not a folder", dir);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        off(why, why_size, "%.400s is not a folder (%s)", dir, fd < 0 ? strerror(errno) : "fstat");
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
     }
     /* Someone else's folder, or one others may write to, could hand this
      * process code to run. */
     if (st.st_uid != geteuid() || (st.st_mode & 022)) {
         xgpu__log(WHO, XGPU_LOG_WARN,
                   "%.400s is not used: another user's, or others may write to it", dir);
-        return off(why, why_size,
-                   "%.400s belongs to another user or others may write to it (mode %03o)", dir,
-                   (unsigned)(st.st_mode & 0777));
+        off(why, why_size, "%.400s belongs to another user or others may write to it (mode %03o)",
+            dir, (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return -1;
     }
-    return true;
+    return fd;
 }
 
 void xgpu__kcache_key_make(xgpu__kcache_key *key, const char *const *parts, size_t count) {
@@ -152,8 +168,8 @@ void xgpu__kcache_key_make(xgpu__kcache_key *key, const char *const *parts, size
     key->hex[2 * XGPU__SHA256_SIZE] = '\0';
 }
 
-static void entry_path(char *out, size_t size, const char *dir, const xgpu__kcache_key *key) {
-    snprintf(out, size, "%s/%s" ENTRY_SUFFIX, dir, key->hex);
+static void entry_name(char *out, size_t size, const xgpu__kcache_key *key) {
+    snprintf(out, size, "%s" ENTRY_SUFFIX, key->hex);
 }
 
 static void put_u64(unsigned char *p, uint64_t v) {
@@ -220,12 +236,12 @@ static void *check_entry(const unsigned char *file, size_t file_size, const xgpu
     return out;
 }
 
-void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *size) {
-    char path[XGPU__KCACHE_PATH_MAX];
-    entry_path(path, sizeof path, dir, key);
+void *xgpu__kcache_read(int dir, const xgpu__kcache_key *key, size_t *size) {
+    char path[96];
+    entry_name(path, sizeof path, key);
     /* O_NONBLOCK: a FIFO named like an entry would block open(2) for ever;
      * opened at once, it is refused below as not a regular file. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT) {
             xgpu__log(WHO, XGPU_LOG_DEBUG, "cannot read %s: %s", path, strerror(errno));
@@ -239,8 +255,11 @@ void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *si
     void *payload = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         why = "not a regular file";
-    } else if ((uint64_t)st.st_size > limit + HEADER_SIZE) {
-        why = "larger than the cache's limit";
+    } else if ((uint64_t)st.st_size > limit) {
+        /* Another process's bound may be larger: its entry, not damage. */
+        close(fd);
+        xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s skipped: larger than this process's bound", path);
+        return NULL;
     } else if (!(file = malloc((size_t)st.st_size ? (size_t)st.st_size : 1)) ||
                !transfer_all(fd, file, (size_t)st.st_size, false)) {
         why = file ? "short read" : "out of host memory";
@@ -250,12 +269,16 @@ void *xgpu__kcache_read(const char *dir, const xgpu__kcache_key *key, size_t *si
     close(fd);
     free(file);
     if (!payload) {
-        xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s removed: %s", path, why);
-        unlink(path); /* rebuilt and written again by the caller */
+        bool damaged = strcmp(why, "out of host memory") != 0;
+        xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s %s: %s", path, damaged ? "removed" : "skipped",
+                  why);
+        if (damaged) {
+            unlinkat(dir, path, 0); /* rebuilt and written again by the caller */
+        }
         return NULL;
     }
     /* Recently used: eviction goes by modification time. */
-    utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+    utimensat(dir, path, NULL, AT_SYMLINK_NOFOLLOW);
     xgpu__log(WHO, XGPU_LOG_DEBUG, "hit %s (%zu bytes)", path, *size);
     return payload;
 }
@@ -274,8 +297,19 @@ static int older_first(const void *a, const void *b) {
     return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : x->mtime.tv_nsec > y->mtime.tv_nsec;
 }
 
-void xgpu__kcache_evict(const char *dir, uint64_t limit) {
-    DIR *d = opendir(dir);
+/* The folder's listing through a descriptor of its own (closedir closes
+ * it), `dir` staying open. */
+static DIR *listing(int dir) {
+    int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (fd >= 0 && !d) {
+        close(fd);
+    }
+    return d;
+}
+
+void xgpu__kcache_evict(int dir, uint64_t limit) {
+    DIR *d = listing(dir);
     if (!d) {
         return;
     }
@@ -337,10 +371,9 @@ void xgpu__kcache_evict(const char *dir, uint64_t limit) {
     free(list);
 }
 
-void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void *data,
-                        size_t size) {
+void xgpu__kcache_write(int dir, const xgpu__kcache_key *key, const void *data, size_t size) {
     uint64_t limit = xgpu__kcache_limit_bytes();
-    if ((uint64_t)size > limit) {
+    if ((uint64_t)size + HEADER_SIZE > limit) { /* it would evict everything, itself too */
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: %zu bytes is over the limit", size);
         return;
     }
@@ -353,16 +386,16 @@ void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void
         return;
     }
     static atomic_uint serial;
-    char path[XGPU__KCACHE_PATH_MAX], tmp[XGPU__KCACHE_PATH_MAX + 48];
-    entry_path(path, sizeof path, dir, key);
-    snprintf(tmp, sizeof tmp, "%s/%s.tmp.%ld.%u", dir, key->hex, (long)getpid(),
+    char path[96], tmp[128];
+    entry_name(path, sizeof path, key);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", key->hex, (long)getpid(),
              atomic_fetch_add(&serial, 1));
     unsigned char header[HEADER_SIZE];
     memcpy(header, magic, sizeof magic);
     memcpy(header + 8, key->hash, XGPU__SHA256_SIZE);
     put_u64(header + 8 + XGPU__SHA256_SIZE, size);
     xgpu__sha256(data, size, header + 8 + XGPU__SHA256_SIZE + 8);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: cannot create %s: %s", tmp, strerror(errno));
         return;
@@ -371,9 +404,9 @@ void xgpu__kcache_write(const char *dir, const xgpu__kcache_key *key, const void
               transfer_all(fd, (unsigned char *)(uintptr_t)data, size, true) && fsync(fd) == 0;
     int err = errno;
     ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (!ok || renameat(dir, tmp, dir, path) != 0) {
         err = ok ? errno : err;
-        unlink(tmp);
+        unlinkat(dir, tmp, 0);
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: writing %s: %s", tmp, strerror(err));
         return;
     }
@@ -388,9 +421,9 @@ xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
     }
     memset(info, 0, sizeof *info);
     info->limit_bytes = xgpu__kcache_limit_bytes();
-    info->enabled =
-        xgpu__kcache_dir(info->dir, sizeof info->dir, info->reason, sizeof info->reason);
-    DIR *d = info->enabled ? opendir(info->dir) : NULL;
+    int dir = xgpu__kcache_open(info->dir, sizeof info->dir, info->reason, sizeof info->reason);
+    info->enabled = dir >= 0;
+    DIR *d = dir >= 0 ? listing(dir) : NULL;
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
         size_t len = strlen(de->d_name);
@@ -404,6 +437,9 @@ xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
     }
     if (d) {
         closedir(d);
+    }
+    if (dir >= 0) {
+        close(dir);
     }
     return XGPU_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *dialect_define(xgpu_dialect d) {
     switch (d) {
@@ -59,7 +60,7 @@ static xgpu_status build_failed(const xgpu_context *ctx, xgpu_status st, const c
  * the backend can store binaries and the cache is on. */
 typedef struct cache_slot {
     bool on;
-    char dir[XGPU__KCACHE_PATH_MAX];
+    int dir; /* the folder's descriptor, -1 when off */
     xgpu__kcache_key key;
 } cache_slot;
 
@@ -86,8 +87,8 @@ static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *so
                           const char *full, const char *options) {
     const xgpu_backend_ops *ops = ctx->ops;
     c->on = false;
-    if (!ops->build_identity || !ops->program_binary || !ops->program_load_binary ||
-        !xgpu__kcache_dir(c->dir, sizeof c->dir, NULL, 0)) {
+    c->dir = -1;
+    if (!ops->build_identity || !ops->program_binary || !ops->program_load_binary) {
         return;
     }
     if (reads_other_files(source, options)) {
@@ -105,7 +106,9 @@ static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *so
     const char *parts[] = {xgpu_version_string(), ops->name, full, options, info->name, info->arch,
                            info->driver_version,  identity};
     xgpu__kcache_key_make(&c->key, parts, sizeof parts / sizeof parts[0]);
-    c->on = true;
+    char path[XGPU__KCACHE_PATH_MAX];
+    c->dir = xgpu__kcache_open(path, sizeof path, NULL, 0);
+    c->on = c->dir >= 0;
 }
 
 /* The program from the cache's binary; false on a miss or when the backend
@@ -169,19 +172,19 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
      * refused binary) that are not the caller's: a build that succeeds
      * leaves xgpu_last_error() as it found it. */
     struct xgpu__error_state *saved = xgpu__error_save();
-    cache_slot *cache = malloc(sizeof *cache);
-    if (cache) {
-        cache_prepare(cache, context, source, full, opts);
-    }
+    cache_slot cache;
+    cache_prepare(&cache, context, source, full, opts);
     xgpu_status st = XGPU_SUCCESS;
-    p->from_cache = cache && cache_load(cache, context, opts, &p->handle, &log);
+    p->from_cache = cache_load(&cache, context, opts, &p->handle, &log);
     if (!p->from_cache) {
         st = context->ops->program_build(context->handle, full, opts, &p->handle, &log);
-        if (st == XGPU_SUCCESS && cache) {
-            cache_store(cache, context, p->handle);
+        if (st == XGPU_SUCCESS) {
+            cache_store(&cache, context, p->handle);
         }
     }
-    free(cache);
+    if (cache.dir >= 0) {
+        close(cache.dir);
+    }
     free(full);
     if (st != XGPU_SUCCESS) {
         xgpu__error_discard(saved);

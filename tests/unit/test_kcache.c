@@ -101,6 +101,26 @@ static int remove_dir(void **state) {
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The cache folder's descriptor, as xgpu opens it; the test fails when it
+ * is refused. */
+static int open_cache(void) {
+    char path[XGPU__KCACHE_PATH_MAX];
+    int fd = xgpu__kcache_open(path, sizeof path, NULL, 0);
+    assert_true(fd >= 0);
+    assert_string_equal(path, dir);
+    return fd;
+}
+
+/* Whether xgpu would use the folder the environment names now. */
+static bool cache_usable(void) {
+    char path[XGPU__KCACHE_PATH_MAX];
+    int fd = xgpu__kcache_open(path, sizeof path, NULL, 0);
+    if (fd >= 0) {
+        close(fd);
+    }
+    return fd >= 0;
+}
+
 static void key_of(xgpu__kcache_key *k, const char *text) {
     const char *parts[] = {text};
     xgpu__kcache_key_make(k, parts, 1);
@@ -117,9 +137,7 @@ static long file_size(const char *path) {
 
 static void round_trip_and_refusals(void **state) {
     (void)state;
-    char d[XGPU__KCACHE_PATH_MAX];
-    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
-    assert_string_equal(d, dir);
+    int d = open_cache();
     xgpu__kcache_key k, other;
     key_of(&k, "one");
     key_of(&other, "two");
@@ -183,8 +201,7 @@ static void round_trip_and_refusals(void **state) {
 
 static void least_recently_used_go_first(void **state) {
     (void)state;
-    char d[XGPU__KCACHE_PATH_MAX];
-    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    int d = open_cache();
     static unsigned char mb[300 * 1024];
     memset(mb, 0x5a, sizeof mb);
     xgpu__kcache_key k[4];
@@ -225,36 +242,36 @@ static void least_recently_used_go_first(void **state) {
 
 static void folders_that_are_not_used(void **state) {
     (void)state;
-    char d[XGPU__KCACHE_PATH_MAX], sub[400];
+    char sub[400];
     /* Off. */
     setenv("XGPU_CACHE", "off", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     setenv("XGPU_CACHE", "0", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     unsetenv("XGPU_CACHE");
     /* Others may write to it. */
     snprintf(sub, sizeof sub, "%s/shared", dir);
     assert_int_equal(mkdir(sub, 0777), 0);
     assert_int_equal(chmod(sub, 0777), 0);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     /* Cannot be created: its parent is a file. */
     snprintf(sub, sizeof sub, "%s/file", dir);
     FILE *f = fopen(sub, "w");
     fclose(f);
     snprintf(sub, sizeof sub, "%s/file/cache", dir);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     /* A read-only file system. */
     setenv("XGPU_CACHE_DIR", "/proc/xgpu-cache", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     /* Relative, or unset with no XDG_CACHE_HOME or HOME. */
     setenv("XGPU_CACHE_DIR", "relative/path", 1);
-    assert_false(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_false(cache_usable());
     /* Made with mode 0700, parents too. */
     snprintf(sub, sizeof sub, "%s/a/b/c", dir);
     setenv("XGPU_CACHE_DIR", sub, 1);
-    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    assert_true(cache_usable());
     struct stat st;
     assert_int_equal(stat(sub, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
@@ -270,8 +287,9 @@ static void a_file_size_limit_means_no_entry(void **state) {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        char d[XGPU__KCACHE_PATH_MAX];
-        if (!xgpu__kcache_dir(d, sizeof d, NULL, 0)) {
+        char path[XGPU__KCACHE_PATH_MAX];
+        int d = xgpu__kcache_open(path, sizeof path, NULL, 0);
+        if (d < 0) {
             _exit(10);
         }
         struct rlimit rl = {4096, 4096};
@@ -302,8 +320,7 @@ static void a_file_size_limit_means_no_entry(void **state) {
  * writer for ever, and the build with it. */
 static void a_fifo_named_like_an_entry_does_not_block(void **state) {
     (void)state;
-    char d[XGPU__KCACHE_PATH_MAX];
-    assert_true(xgpu__kcache_dir(d, sizeof d, NULL, 0));
+    int d = open_cache();
     xgpu__kcache_key k;
     key_of(&k, "fifo");
     char path[600];
@@ -332,12 +349,13 @@ static void concurrent_evictions_stop_at_the_bound(void **state) {
     const uint64_t limit = 1u << 20;
     static unsigned char payload[SIZE];
     time_t base = time(NULL) - 100000;
+    int d = open_cache();
     for (int i = 0; i < ENTRIES; i++) {
         char text[32], path[600];
         snprintf(text, sizeof text, "entry %d", i);
         xgpu__kcache_key k;
         key_of(&k, text);
-        xgpu__kcache_write(dir, &k, payload, sizeof payload);
+        xgpu__kcache_write(d, &k, payload, sizeof payload);
         entry_file(path, sizeof path, &k);
         struct timespec t[2] = {{base + i, 0}, {base + i, 0}};
         assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
@@ -350,7 +368,7 @@ static void concurrent_evictions_stop_at_the_bound(void **state) {
         if (pid == 0) {
             char c;
             close(go[1]);
-            _exit(read(go[0], &c, 1) == 0 ? (xgpu__kcache_evict(dir, limit), 0) : 3);
+            _exit(read(go[0], &c, 1) == 0 ? (xgpu__kcache_evict(d, limit), 0) : 3);
         }
     }
     close(go[0]);
@@ -390,14 +408,64 @@ static void stale_temporaries_of_any_length_go(void **state) {
         struct timespec t[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
         assert_int_equal(utimensat(AT_FDCWD, paths[i], t, 0), 0);
     }
-    xgpu__kcache_evict(dir, 1u << 20);
+    int d = open_cache();
+    xgpu__kcache_evict(d, 1u << 20);
+    close(d);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(file_size(paths[i]), -1);
     }
 }
 
+/* The folder checked is the folder used: after the check, whoever may
+ * write to a parent can put another folder at the path (rename the
+ * checked one away, plant one of theirs with an entry for a key anyone can
+ * compute), but reads, writes and evictions go on in the checked one. A
+ * symbolic link at the path is refused, with or without a trailing slash. */
+static void the_checked_folder_is_the_one_used(void **state) {
+    (void)state;
+    int d = open_cache();
+    xgpu__kcache_key k;
+    key_of(&k, "planted");
+    char moved[300], cmd[700];
+    snprintf(moved, sizeof moved, "%s.checked", dir);
+    assert_int_equal(rename(dir, moved), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    static const unsigned char theirs[] = "another program";
+    int planted = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(planted >= 0);
+    xgpu__kcache_write(planted, &k, theirs, sizeof theirs); /* a whole, valid entry */
+    close(planted);
+    size_t size = 0;
+    assert_null(xgpu__kcache_read(d, &k, &size)); /* not seen through the checked folder */
+    static const unsigned char ours[] = "our program";
+    xgpu__kcache_write(d, &k, ours, sizeof ours);
+    unsigned char *got = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(got);
+    assert_memory_equal(got, ours, sizeof ours);
+    free(got);
+    char entry[700];
+    snprintf(entry, sizeof entry, "%s/%s.xkc", moved, k.hex);
+    assert_true(file_size(entry) > 0); /* written where it was checked */
+    close(d);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", moved);
+    assert_int_equal(system(cmd), 0);
+    /* A symbolic link at the path. */
+    char link[300];
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(moved, sizeof moved, "%s/real", dir);
+    assert_int_equal(mkdir(moved, 0700), 0);
+    assert_int_equal(symlink(moved, link), 0);
+    setenv("XGPU_CACHE_DIR", link, 1);
+    assert_false(cache_usable());
+    snprintf(cmd, sizeof cmd, "%s/", link);
+    setenv("XGPU_CACHE_DIR", cmd, 1);
+    assert_false(cache_usable());
+    setenv("XGPU_CACHE_DIR", dir, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(the_checked_folder_is_the_one_used, make_dir, remove_dir),
         cmocka_unit_test(sha256_known_answers),
         cmocka_unit_test(keys_change_with_every_part),
         cmocka_unit_test_setup_teardown(round_trip_and_refusals, make_dir, remove_dir),
