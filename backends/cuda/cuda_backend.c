@@ -2,7 +2,7 @@
  * without any CUDA header or library; libcuda.so.1 is loaded at probe time,
  * NVRTC at the first program build. */
 #include "cuda_internal.h"
-#include "cuda_embedded.h"
+#include "embedded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +23,12 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
         free(st); /* the library stays loaded, by design */
         return s;
     }
-    if (cu__embedded_count) {
+    if (cu__embedded_table.count) {
         char detail[256];
         snprintf(detail, sizeof detail,
                  "%zu library kernels as %s: xgpu_gemm, xgpu_reduce and xgpu_stream run "
                  "without NVRTC",
-                 cu__embedded_count, cu__embedded_about);
+                 cu__embedded_table.count, cu__embedded_table.about);
         services->library(CU_BACKEND_NAME, "built-in kernels", "the CUDA plugin", true, detail);
     }
     const cu_driver *d = &st->driver;

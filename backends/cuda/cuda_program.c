@@ -1,7 +1,7 @@
 /* CUDA programs (NVRTC + cuModuleLoadData), kernels and launches. */
 #include "cuda_internal.h"
 #include "backend_util.h"
-#include "cuda_embedded.h"
+#include "embedded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,20 +119,21 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
     if (st != XGPU_SUCCESS) {
         /* No NVRTC: xgpu's own library kernels are built in as PTX, which
          * the driver compiles; any other source needs NVRTC. */
-        const cu_embedded *e = cu__embedded_find(source, options);
+        const xgpu_embedded *e = xgpu__embedded_find(&cu__embedded_table, source, options);
         if (!e) {
             return cu__services->error(
                 CU_BACKEND_NAME, st, 0, NULL,
                 "%s; without it only xgpu's library kernels run (%zu built in: %s)",
-                c->state->nvrtc_lazy.reason, cu__embedded_count, cu__embedded_about);
+                c->state->nvrtc_lazy.reason, cu__embedded_table.count, cu__embedded_table.about);
         }
         cu__services->log(CU_BACKEND_NAME, XGPU_LOG_DEBUG,
-                          "no NVRTC: %s kernel from the built-in %s", e->name, cu__embedded_about);
+                          "no NVRTC: %s kernel from the built-in %s", e->name,
+                          cu__embedded_table.about);
         cu_binary bin = {malloc(e->size + 1), e->size, true, 0};
         if (!bin.data) {
             return xgpu__rt_oom(&c->rt, "program");
         }
-        memcpy(bin.data, e->ptx, e->size + 1);
+        memcpy(bin.data, e->data, e->size + 1);
         st = load_program(c, NULL, &bin, program);
         if (st != XGPU_SUCCESS) {
             int drv = c->state->driver_version;
@@ -140,7 +141,7 @@ xgpu_status cu__program_build(void *context, const char *source, const char *opt
                 CU_BACKEND_NAME, st, 0, NULL,
                 "the built-in %s kernel (%s) does not load on this driver (CUDA %d.%d): a "
                 "driver at least as new as that NVRTC, or NVRTC itself, is needed (%s)",
-                e->name, cu__embedded_about, drv / 1000, (drv % 1000) / 10,
+                e->name, cu__embedded_table.about, drv / 1000, (drv % 1000) / 10,
                 c->state->nvrtc_lazy.reason);
         }
         return XGPU_SUCCESS;

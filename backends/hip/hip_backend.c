@@ -76,6 +76,14 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
         free(st); /* the runtime library stays loaded, by design */
         return s;
     }
+    if (hip__embedded_table.count) {
+        char detail[256];
+        snprintf(detail, sizeof detail,
+                 "%zu library kernels as %s: xgpu_gemm, xgpu_reduce and xgpu_stream run "
+                 "without hiprtc",
+                 hip__embedded_table.count, hip__embedded_table.about);
+        services->library(HIP_BACKEND_NAME, "built-in kernels", "the HIP plugin", true, detail);
+    }
     st->arch = calloc((size_t)st->device_count, sizeof *st->arch);
     if (!st->arch) {
         free(st);

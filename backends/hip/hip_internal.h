@@ -4,6 +4,7 @@
 
 #include "backend_util.h"
 #include "hip_api.h"
+#include "embedded.h"
 #include "rt_backend.h"
 #include "xgpu_backend.h"
 
@@ -64,6 +65,9 @@ void hip__context_release(void *context);
 extern const xgpu_rt_vendor hip__vendor;
 
 /* hip_program.c */
+/* The library kernels built in as code object bundles (xgpu_hip_embed). */
+extern const xgpu_embedded_table hip__embedded_table;
+
 xgpu_status hip__program_load_binary(void *context, const void *data, size_t size,
                                      const char *options, void **program, char **log);
 xgpu_status hip__build_identity(void *context, char *out, size_t size);

@@ -41,7 +41,33 @@ xgpu_status hip__program_build(void *context, const char *source, const char *op
     const hip_rtc *rtc = NULL;
     xgpu_status st = rtc_get(c->state, &rtc);
     if (st != XGPU_SUCCESS) {
-        return st;
+        /* No hiprtc: xgpu's own library kernels are built in as code
+         * object bundles; any other source needs hiprtc. */
+        const xgpu_embedded *e = xgpu__embedded_find(&hip__embedded_table, source, options);
+        if (!e) {
+            return hip__services->error(
+                HIP_BACKEND_NAME, st, 0, NULL,
+                "%s; without it only xgpu's library kernels run (%zu built in: %s)",
+                c->state->rtc_lazy.reason, hip__embedded_table.count, hip__embedded_table.about);
+        }
+        hip__services->log(HIP_BACKEND_NAME, XGPU_LOG_DEBUG,
+                           "no hiprtc: %s kernel from the built-in %s", e->name,
+                           hip__embedded_table.about);
+        char *code = malloc(e->size + 1);
+        if (!code) {
+            return xgpu__rt_oom(&c->rt, "program");
+        }
+        memcpy(code, e->data, e->size + 1);
+        st = load_program(c, code, e->size, program);
+        if (st != XGPU_SUCCESS) {
+            return hip__services->error(
+                HIP_BACKEND_NAME, st, 0, NULL,
+                "the built-in %s kernel (%s) does not load on %s: hiprtc is needed for this "
+                "device (%s)",
+                e->name, hip__embedded_table.about, c->state->arch[c->device],
+                c->state->rtc_lazy.reason);
+        }
+        return XGPU_SUCCESS;
     }
     char *code = NULL;
     size_t code_size = 0;

@@ -4,7 +4,7 @@
  * records every image the backend loads (FAKE_CUDA_RECORD), with
  * XGPU_NVRTC=none hiding NVRTC. */
 #define _GNU_SOURCE
-#include "cuda_embedded.h"
+#include "embedded.h"
 #include "internal.h"
 
 #include <setjmp.h>
@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+/* The CUDA plugin's table, compiled into this test too. */
+extern const xgpu_embedded_table cu__embedded_table;
 
 static xgpu_context *ctx;
 static xgpu_queue *queue;
@@ -57,14 +60,14 @@ static void forget_records(void) {
 
 /* The built-in PTX for `source` with `options`, as the plugin would find
  * it for a CUDA device. */
-static const cu_embedded *expected(const char *source, const char *options) {
+static const xgpu_embedded *expected(const char *source, const char *options) {
     char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, source);
-    const cu_embedded *e = cu__embedded_find(full, options);
+    const xgpu_embedded *e = xgpu__embedded_find(&cu__embedded_table, full, options);
     free(full);
     return e;
 }
 
-static void expect_loaded(const cu_embedded *e) {
+static void expect_loaded(const xgpu_embedded *e) {
     assert_non_null(e);
     size_t size = 0;
     char *rec = recorded(&size);
@@ -75,15 +78,15 @@ static void expect_loaded(const cu_embedded *e) {
                  e->name, e->options);
     }
     assert_memory_equal(rec, head, strlen(head));
-    assert_memory_equal(rec + strlen(head), e->ptx, e->size);
-    assert_non_null(strstr((const char *)e->ptx, ".entry"));
+    assert_memory_equal(rec + strlen(head), e->data, e->size);
+    assert_non_null(strstr((const char *)e->data, ".entry"));
     free(rec);
 }
 
 static void library_routines_load_the_built_in_ptx(void **state) {
     (void)state;
-    if (!cu__embedded_count) {
-        skip(); /* no NVRTC where this was built: cu__embedded_about says so */
+    if (!cu__embedded_table.count) {
+        skip(); /* no NVRTC where this was built: the table's about says so */
     }
     enum { N = 4096 };
     xgpu_buffer *x, *out;
@@ -135,7 +138,7 @@ static void other_kernels_need_nvrtc(void **state) {
 }
 
 int main(void) {
-    printf("built-in kernels: %zu, %s\n", cu__embedded_count, cu__embedded_about);
+    printf("built-in kernels: %zu, %s\n", cu__embedded_table.count, cu__embedded_table.about);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(library_routines_load_the_built_in_ptx),
         cmocka_unit_test(other_kernels_need_nvrtc),
