@@ -2,6 +2,9 @@
  * time (the embed tools) and at run time (the plugins). */
 #include "embedded.h"
 #include "sha256.h"
+#include "xgpu_backend.h"
+
+#include <stdio.h>
 
 #include <string.h>
 
@@ -33,4 +36,17 @@ const xgpu_embedded *xgpu__embedded_find(const xgpu_embedded_table *table, const
         }
     }
     return NULL;
+}
+
+void xgpu__embedded_report(const struct xgpu_core_services *services, const char *backend,
+                           const char *plugin, const char *compiler,
+                           const xgpu_embedded_table *table) {
+    if (!table->count) {
+        return;
+    }
+    char detail[256];
+    snprintf(detail, sizeof detail,
+             "%zu library kernels as %s: xgpu_gemm, xgpu_reduce and xgpu_stream run without %s",
+             table->count, table->about, compiler);
+    services->library(backend, "built-in kernels", plugin, true, detail);
 }

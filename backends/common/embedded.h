@@ -32,6 +32,14 @@ void xgpu__embedded_key(const char *source, const char *options, char key[65]);
 const xgpu_embedded *xgpu__embedded_find(const xgpu_embedded_table *table, const char *source,
                                          const char *options);
 
+/* Records the table as one of the backend's libraries for gpuinfo
+ * --doctor ("built-in kernels -> the CUDA plugin: 24 library kernels as
+ * ..."), when it holds any. `compiler` names what they spare ("NVRTC"). */
+struct xgpu_core_services;
+void xgpu__embedded_report(const struct xgpu_core_services *services, const char *backend,
+                           const char *plugin, const char *compiler,
+                           const xgpu_embedded_table *table);
+
 /* For the embed tools: writes a C file defining `table_name` with these
  * entries (their data copied out), through a temporary file renamed into
  * place. 0, or -1 with a message on stderr. */

@@ -23,14 +23,8 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
         free(st); /* the library stays loaded, by design */
         return s;
     }
-    if (cu__embedded_table.count) {
-        char detail[256];
-        snprintf(detail, sizeof detail,
-                 "%zu library kernels as %s: xgpu_gemm, xgpu_reduce and xgpu_stream run "
-                 "without NVRTC",
-                 cu__embedded_table.count, cu__embedded_table.about);
-        services->library(CU_BACKEND_NAME, "built-in kernels", "the CUDA plugin", true, detail);
-    }
+    xgpu__embedded_report(services, CU_BACKEND_NAME, "the CUDA plugin", "NVRTC",
+                          &cu__embedded_table);
     const cu_driver *d = &st->driver;
     char buf[32];
     CUresult r = d->cuDeviceGetCount(&st->device_count);

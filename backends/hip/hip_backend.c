@@ -72,17 +72,13 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
     xgpu_status s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
+    if (st->rt.lib) { /* after the runtime's own record: the doctor lists it first */
+        xgpu__embedded_report(services, HIP_BACKEND_NAME, "the HIP plugin", "hiprtc",
+                              &hip__embedded_table);
+    }
     if (s != XGPU_SUCCESS) {
         free(st); /* the runtime library stays loaded, by design */
         return s;
-    }
-    if (hip__embedded_table.count) {
-        char detail[256];
-        snprintf(detail, sizeof detail,
-                 "%zu library kernels as %s: xgpu_gemm, xgpu_reduce and xgpu_stream run "
-                 "without hiprtc",
-                 hip__embedded_table.count, hip__embedded_table.about);
-        services->library(HIP_BACKEND_NAME, "built-in kernels", "the HIP plugin", true, detail);
     }
     st->arch = calloc((size_t)st->device_count, sizeof *st->arch);
     if (!st->arch) {
