@@ -1,11 +1,13 @@
 /* HIP backend: ABI entry, probe, device info and the hook table, for AMD
  * GPUs (ROCm) and Hygon DCUs (DTK). Built without any ROCm header. */
+#define _GNU_SOURCE
 #include "hip_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ROCm 5's hipDeviceProp_t holds gcnArchName (char[256]) at this offset
  * (checked against Debian's ROCm 5.2 headers). */
@@ -61,8 +63,30 @@ static void read_arch(const hip_runtime *rt, int dev, char *out, size_t size) {
     free(props);
 }
 
+/* Without /dev/kfd the ROCm runtime sees no GPU: loading it (10 to 15 ms
+ * of every start) only to hear that is skipped, unless Hygon's DTK may be
+ * installed (DTK_PATH, /opt/dtk), the runtime is named (XGPU_HIP_RUNTIME),
+ * or XGPU_HIP_PROBE=always asks for it (gpuinfo --doctor does). */
+static bool runtime_pointless(void) {
+    const char *probe = getenv("XGPU_HIP_PROBE");
+    if ((probe && !strcmp(probe, "always")) || access("/dev/kfd", F_OK) == 0) {
+        return false;
+    }
+    const char *runtime = secure_getenv("XGPU_HIP_RUNTIME"), *dtk = secure_getenv("DTK_PATH");
+    return (!runtime || !*runtime) && (!dtk || !*dtk) && access("/opt/dtk", F_OK) != 0;
+}
+
 static xgpu_status hip_probe(const xgpu_core_services *services, void **state, char *reason,
                              size_t reason_size) {
+    if (runtime_pointless()) {
+        services->library(HIP_BACKEND_NAME, "libamdhip64.so", NULL, false,
+                          "not loaded: without /dev/kfd it can see no GPU");
+        snprintf(reason, reason_size,
+                 "/dev/kfd does not exist, so the amdgpu kernel driver is not loaded (in a "
+                 "container: pass --device=/dev/kfd --device=/dev/dri); the HIP runtime was not "
+                 "loaded (gpuinfo --doctor loads it; XGPU_HIP_PROBE=always does too)");
+        return XGPU_ERROR_NO_DEVICE;
+    }
     hip__services = services;
     xgpu__rt_services = services;
     *state = NULL;

@@ -1,5 +1,6 @@
 /* gpuinfo: every compute device on the machine, one line per physical
  * device, and why a backend is missing. */
+#define _GNU_SOURCE
 #include "gpuinfo.h"
 
 #include <stdlib.h>
@@ -85,6 +86,11 @@ int main(int argc, char **argv) {
             fprintf(stderr, "gpuinfo: unknown option '%s'\n\n%s", a, usage);
             return 2;
         }
+    }
+    if (mode == MODE_DOCTOR) {
+        /* The doctor reports the HIP runtime's version even where it
+         * cannot see a GPU, so the backend must load it. */
+        setenv("XGPU_HIP_PROBE", "always", 0);
     }
     gi_device *all = NULL;
     uint32_t n = 0;
