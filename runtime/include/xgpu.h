@@ -89,7 +89,8 @@ extern "C" {
     X(ERROR_INTERNAL, 17, "internal error in xgpu")                                                \
     X(ERROR_DEVICE_LOST, 18,                                                                       \
       "the device context is lost after a fault (an illegal address, a trap in a kernel); "        \
-      "every later call on it fails: restart the process")
+      "every later call on it fails: restart the process")                                         \
+    X(ERROR_IO, 19, "a file xgpu keeps (the tuning database) could not be read or written")
 
 typedef enum xgpu_status {
 #define XGPU__STATUS_ENUM(name, value, text) XGPU_##name = value,
@@ -618,6 +619,12 @@ typedef struct xgpu_gemm_params {
     uint32_t tile_m, tile_n, tile_k;
     uint32_t work_m, work_n;
     uint32_t vector_width; /* 1; 2 or 4 (f32), 2 (f64): elements per load where aligned */
+    /* 0: a work-item's work_m rows (work_n columns) lie tile_m / work_m
+     * (tile_n / work_n) apart, so that neighbouring work-items read
+     * neighbouring addresses (GPUs); 1: they are adjacent, so that a CPU
+     * compiler turns each work-item's row of results into vectors. New in
+     * 0.5.0. */
+    uint32_t contiguous;
 } xgpu_gemm_params;
 
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
@@ -641,9 +648,10 @@ typedef struct xgpu_gemm_desc {
 } xgpu_gemm_desc;
 
 XGPU_API xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *desc, xgpu_event **event);
-/* The parameters xgpu_gemm picks for this device and dtype (the variable
- * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]"
- * overrides them). */
+/* The built-in parameters for this device and dtype (the variable
+ * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]"
+ * overrides them). xgpu_gemm prefers a tuning database entry that fits the
+ * device (xgpu_tune_lookup says which). */
 XGPU_API xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                               xgpu_gemm_params *params);
 
@@ -683,6 +691,84 @@ typedef enum xgpu_stream_op {
 XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype,
                                  xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, double scalar,
                                  size_t n, xgpu_buffer *out, xgpu_event **event);
+
+/* ---------------------------------------------------------------------------
+ * Tuning: the library kernels' launch parameters per device
+ *
+ * xgpu_gemm (without desc->params or XGPU_GEMM_PARAMS), xgpu_reduce and
+ * xgpu_stream take their parameters from the tuning database when an entry
+ * fits, closest first: the same device, driver, compiler, kernel source and
+ * xgpu version; the same backend and arch (an entry of this device measured
+ * under another driver, compiler or xgpu counts here, as stale); the same
+ * backend, vendor and device type; the same device type. Else the built-in
+ * default. The user's database (XGPU_TUNE_DB, else tune.json in xgpu's cache
+ * folder) wins ties with the entries built into the library. XGPU_TUNE=off
+ * uses the built-in defaults only. Each context remembers its choices: after
+ * the first call of a kind, a lookup is a lock and a short scan.
+ * Kernels: "gemm", "sum", "minmax" (min and max), "argmax", "stream".
+ * Shape classes: GEMM "small" up to 512^3 multiply-adds, else "large"; the
+ * others "small" up to 16 MiB, else "large". New in 0.5.0.
+ * ------------------------------------------------------------------------- */
+
+typedef struct xgpu_tune_choice {
+    char params[128]; /* "tm=128,tn=128,tk=16,wm=32,wn=8,vw=1,contig=1" */
+    char source[96];  /* "tuned (this device, user database)", "built-in default", ... */
+    double rate;      /* the entry's measured rate; 0 for a default */
+    char unit[12];    /* "GFLOP/s" or "GB/s"; "" for a default */
+    bool stale;       /* this device's entry from another driver, compiler or xgpu */
+} xgpu_tune_choice;
+
+/* What a call of `kernel` on `dtype` over `size` (GEMM: m * n * k; the
+ * others: bytes of input) would use on the context's device. */
+XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
+                                      size_t size, xgpu_tune_choice *choice);
+
+/* Where tunes are stored: XGPU_TUNE_DB, else tune.json in xgpu's cache
+ * folder. XGPU_ERROR_UNSUPPORTED when neither can be named. */
+XGPU_API xgpu_status xgpu_tune_db_path(char *path, size_t size);
+
+typedef struct xgpu_tune_progress {
+    const char *kernel, *shape_class; /* "gemm", "large" */
+    xgpu_dtype dtype;
+    size_t size;            /* the problem measured: GEMM n (n^3), else bytes */
+    unsigned done, planned; /* candidates measured in this class; planned so far */
+    const char *params;     /* the candidate just measured */
+    const char *status;     /* "ok", "wrong", "build", "launch", "resumed" */
+    double rate, best_rate; /* of the candidate and of the best so far */
+    const char *unit;
+    double elapsed_s, budget_s;
+} xgpu_tune_progress;
+
+typedef struct xgpu_tune_options {
+    double seconds;  /* budget per kernel, dtype and shape class; <= 0: 20 */
+    bool restart;    /* forget this device's earlier candidates: no resume */
+    const char *db;  /* NULL: xgpu_tune_db_path's */
+    size_t max_size; /* 0: the classes' standard problems; else at most
+                        this many bytes per buffer (small devices, tests) */
+    void (*progress)(void *user, const xgpu_tune_progress *p); /* may be NULL */
+    void *user;
+} xgpu_tune_options;
+
+typedef struct xgpu_tune_summary {
+    unsigned measured;      /* candidates run and timed in this call */
+    unsigned resumed;       /* skipped: measured by an earlier, interrupted tune */
+    unsigned failed;        /* wrong results, build or launch failures */
+    double best_rate[2];    /* per class, small and large; 0 when none verified */
+    double default_rate[2]; /* the built-in default's rate, measured alike */
+    char best[2][128];
+} xgpu_tune_summary;
+
+/* Searches the parameters of `kernel` for `dtype` on the queue's device,
+ * class by class, within the time budget: the built-in default, this
+ * device's stale entry and the same arch's entry first, then a list of
+ * likely shapes, then neighbours of the best. Every candidate's result is
+ * checked against a host reference before it may win; failures are
+ * recorded and never retried. After each candidate the record is stored
+ * (complete: false until the class is done), so an interrupted tune
+ * resumes where it stopped. Later calls in this process, and every later
+ * process, use the winner. */
+XGPU_API xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
+                               const xgpu_tune_options *options, xgpu_tune_summary *summary);
 
 #ifdef __cplusplus
 }

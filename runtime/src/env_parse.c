@@ -99,16 +99,26 @@ bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err,
     if (!text) {
         return fail(err, err_size, "%s", "no value");
     }
-    uint32_t v[6] = {0, 0, 0, 0, 0, 1};
+    uint32_t v[7] = {0, 0, 0, 0, 0, 1, 0};
     const char *p = text;
     size_t n = 0;
-    while (*p && n < 6) {
-        if (!gemm_field(&p, &v[n])) {
+    while (*p && n < 7) {
+        /* The seventh field, contiguous, is 0 or 1. */
+        bool ok;
+        if (n < 6) {
+            ok = gemm_field(&p, &v[n]);
+        } else {
+            ok = (p[0] == '0' || p[0] == '1') && p[1] == '\0';
+            v[n] = p[0] == '1';
+            p += ok;
+        }
+        if (!ok) {
             char max[32];
             snprintf(max, sizeof max, "%d", XGPU__GEMM_PARAM_MAX);
             return fail(err, err_size,
-                        "expected 5 or 6 comma-separated whole numbers from 1 to %s "
-                        "(tile_m,tile_n,tile_k,work_m,work_n[,vector_width])",
+                        "expected 5 to 7 comma-separated whole numbers, from 1 to %s, the "
+                        "seventh 0 or 1 "
+                        "(tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]])",
                         max);
         }
         n++;
@@ -117,13 +127,14 @@ bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err,
         }
     }
     if (*p) {
-        return fail(err, err_size, "%s", "more than 6 fields");
+        return fail(err, err_size, "%s", "more than 7 fields");
     }
     if (n < 5) {
         return fail(err, err_size, "%s",
-                    "fewer than 5 fields (tile_m,tile_n,tile_k,work_m,work_n[,vector_width])");
+                    "fewer than 5 fields "
+                    "(tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]])");
     }
-    *out = (xgpu_gemm_params){v[0], v[1], v[2], v[3], v[4], v[5]};
+    *out = (xgpu_gemm_params){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     return true;
 }
 

@@ -3,6 +3,7 @@
 #ifndef XGPU_INTERNAL_H
 #define XGPU_INTERNAL_H
 
+#include "tune.h"
 #include "xgpu.h"
 #include "xgpu_backend.h"
 
@@ -255,6 +256,9 @@ struct xgpu_context {
     pthread_mutex_t lib_lock;
     struct xgpu__lib_entry *lib_cache;
     atomic_long lib_objects; /* how many of `live` the cache holds */
+    /* The parameters library calls chose (tune_lookup.c), under lib_lock. */
+    xgpu__tune_memo tune_memo[XGPU__TUNE_MEMO_MAX];
+    size_t tune_memo_count;
 };
 
 struct xgpu_queue {
@@ -357,8 +361,6 @@ xgpu_status xgpu__queue_scratch(xgpu_queue *queue, size_t size, xgpu_buffer **bu
  * `offset` fit. */
 xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgpu_queue *queue,
                                    const xgpu_buffer *buffer, size_t offset, size_t bytes);
-/* Work-items that keep the device busy for a grid-stride loop. */
-size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n);
 
 /* Build options of the library kernels, one function per source, shared
  * by the routines and the compile-matrix test (which builds every variant
@@ -366,12 +368,31 @@ size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n);
 /* The GEMM parameter sets xgpu_gemm can choose for a device class. */
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max);
 void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size);
+/* Whether the kernel can run with `p` on the device (elem: bytes per
+ * element in local memory); the error names `who`. */
+xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                    size_t elem, const char *who);
+/* The built-in parameters for a device class, or small ones when those do
+ * not fit the device. */
+void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params);
 /* Loads in flight per work-item in the GPU reduction (XGPU_REDUCE_UNROLL
  * overrides it). */
 #define XGPU__REDUCE_UNROLL_GPU 4
-void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group,
-                          unsigned unroll, char *out, size_t size);
-void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size);
+/* v: the reduction's tuning values (group, gpcu, unroll, vec, chunked). */
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, const xgpu__tune_values *v,
+                          char *out, size_t size);
+xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op);
+/* v: the stream kernels' tuning values (group, gpcu, chunked). */
+void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size);
+/* xgpu_reduce and xgpu_stream with the given tuning values instead of the
+ * database's (NULL: as the public calls). */
+xgpu_status xgpu__reduce_run(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
+                             xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
+                             size_t out_offset, const xgpu__tune_values *forced,
+                             xgpu_event **event);
+xgpu_status xgpu__stream_run(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
+                             xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n,
+                             xgpu_buffer *out, const xgpu__tune_values *forced, xgpu_event **event);
 
 /* ---- lib_variants.c ---- */
 typedef struct xgpu__lib_variant {

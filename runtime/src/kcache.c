@@ -51,8 +51,7 @@ uint64_t xgpu__kcache_limit_bytes(void) {
     return (uint64_t)mb << 20;
 }
 
-/* Creates each missing component of `path` (absolute) with mode 0700. */
-static int make_dirs(const char *path) {
+int xgpu__make_dirs(const char *path) {
     char buf[XGPU__KCACHE_PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1;; p++) {
@@ -87,12 +86,7 @@ off(char *why, size_t why_size, const char *fmt, ...) {
     }
 }
 
-int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
-    const char *setting = getenv("XGPU_CACHE");
-    if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
-        off(why, why_size, "XGPU_CACHE=%s", setting);
-        return -1;
-    }
+bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size) {
     /* secure_getenv: a setuid program gets no cache, rather than one a
      * user's environment points somewhere. */
     const char *base = secure_getenv("XGPU_CACHE_DIR");
@@ -105,18 +99,32 @@ int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
     } else if (home && *home == '/') {
         n = snprintf(dir, size, "%s/.cache/xgpu", home);
     } else {
-        off(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
-        return -1;
+        snprintf(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
+        return false;
     }
     if (n < 0 || (size_t)n >= size || dir[0] != '/') {
-        off(why, why_size, "'%.200s' is not an absolute path that fits", dir);
-        return -1;
+        snprintf(why, why_size, "'%.200s' is not an absolute path that fits", dir);
+        return false;
     }
     /* Trailing slashes would let O_NOFOLLOW follow a symbolic link. */
     for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--) {
         dir[len - 1] = '\0';
     }
-    if (make_dirs(dir) != 0) {
+    return true;
+}
+
+int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
+    const char *setting = getenv("XGPU_CACHE");
+    if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
+        off(why, why_size, "XGPU_CACHE=%s", setting);
+        return -1;
+    }
+    char reason[300] = "";
+    if (!xgpu__cache_dir(dir, size, reason, sizeof reason)) {
+        off(why, why_size, "%s", reason);
+        return -1;
+    }
+    if (xgpu__make_dirs(dir) != 0) {
         off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
         return -1;
     }

@@ -22,6 +22,12 @@ typedef struct xgpu__kcache_key {
  * XGPU_CACHE=off (or 0), in a setuid program, when the folder cannot be
  * made or opened, or when it fails the check, `why` (may be NULL) then
  * saying which. */
+/* xgpu's cache folder: XGPU_CACHE_DIR, else $XDG_CACHE_HOME/xgpu, else
+ * ~/.cache/xgpu, without trailing slashes; false with the reason when
+ * none is set. Nothing is created or checked. */
+bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size);
+/* Creates each missing component of the absolute `path`, mode 0700. */
+int xgpu__make_dirs(const char *path);
 int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size);
 /* XGPU_CACHE_SIZE_MB (1..1048576, default 256) in bytes. */
 uint64_t xgpu__kcache_limit_bytes(void);

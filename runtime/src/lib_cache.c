@@ -169,18 +169,3 @@ xgpu_status xgpu__lib_check_buffer(const char *func, const char *what, const xgp
     }
     return XGPU_SUCCESS;
 }
-
-size_t xgpu__lib_groups(const xgpu_device_info *info, size_t group, size_t n) {
-    size_t units = info->compute_units ? info->compute_units : 1;
-    /* GPUs want several groups per compute unit to hide latency; a CPU
-     * device runs one group per core at a time. */
-    size_t groups = units * (info->type == XGPU_DEVICE_TYPE_CPU ? 4 : 8);
-    size_t needed = (n + group - 1) / group;
-    if (groups > needed) {
-        groups = needed;
-    }
-    if (groups > 1024) {
-        groups = 1024;
-    }
-    return groups ? groups : 1;
-}

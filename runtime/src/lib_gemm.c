@@ -17,12 +17,12 @@ static const char *const func = "xgpu_gemm";
  * cores, AVX-512) 128x128x16 tiles with 32x8 per work-item ran 2.4x faster
  * than 64x64x16 with 4x4; GPUs want 256 work-items with 8x8 (fp32) or 4x4
  * (fp64) each. */
-static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8, CPU_VW};
-static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8, 1};
-static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4};
-static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2};
+static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8, CPU_VW, 0};
+static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8, 1, 0};
+static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, 0};
+static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, 0};
 /* For devices whose groups or local memory are too small for the above. */
-static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1};
+static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1, 0};
 
 /* The vector width the kernel is built with: f16 loads stay scalar, f64
  * vectors hold two. */
@@ -49,15 +49,16 @@ size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, 
 }
 
 void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size) {
-    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u -DVW=%u",
+    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u -DVW=%u%s",
              dtype == XGPU_F64 ? "F64" : (dtype == XGPU_F16 ? "F16" : "F32"), p->tile_m, p->tile_n,
-             p->tile_k, p->work_m, p->work_n, vector_width(dtype, p));
+             p->tile_k, p->work_m, p->work_n, vector_width(dtype, p),
+             p->contiguous ? " -DCONTIG" : "");
 }
 
 /* `who` starts each message: the API function, and the variable when the
  * parameters came from it. */
-static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
-                                size_t elem, const char *who) {
+xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                    size_t elem, const char *who) {
     const uint32_t fields[] = {p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i] > XGPU__GEMM_PARAM_MAX) {
@@ -72,6 +73,10 @@ static xgpu_status check_params(const xgpu_gemm_params *p, const xgpu_device_inf
                            "%s: params %u,%u,%u,%u,%u: tiles must be multiples of the work per "
                            "item, none zero",
                            who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
+    }
+    if (p->contiguous > 1) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: contiguous %u is not 0 or 1", who, p->contiguous);
     }
     uint32_t vw = p->vector_width ? p->vector_width : 1;
     if (vw != 1 && vw != 2 && vw != 4) {
@@ -138,16 +143,21 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
         return st;
     }
     if (from_env) { /* well formed; now whether the kernel can use it */
-        return check_params(params, &device->info, storage_size(dtype),
-                            "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
+        return xgpu__gemm_check_params(params, &device->info, storage_size(dtype),
+                                       "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
     }
-    bool cpu = device->info.type == XGPU_DEVICE_TYPE_CPU;
+    xgpu__gemm_builtin(&device->info, dtype, params);
+    return XGPU_SUCCESS;
+}
+
+void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params) {
+    bool cpu = info->type == XGPU_DEVICE_TYPE_CPU;
     bool f64 = dtype == XGPU_F64;
     *params = cpu ? (f64 ? cpu_params_f64 : cpu_params) : (f64 ? gpu_params_f64 : gpu_params);
-    if (check_params(params, &device->info, storage_size(dtype), __func__) != XGPU_SUCCESS) {
+    if (xgpu__gemm_check_params(params, info, storage_size(dtype), "xgpu_gemm") != XGPU_SUCCESS) {
+        xgpu__clear_error();
         *params = small_params;
     }
-    return XGPU_SUCCESS;
 }
 
 /* Rows, columns of a stored operand and whether it fits its buffer. */
@@ -316,17 +326,32 @@ static xgpu_status check_operands(const xgpu_queue *queue, const xgpu_gemm_desc 
     return XGPU_SUCCESS;
 }
 
-/* The caller's parameters, or the device's defaults; either checked. */
+/* m * n * k, saturating: what picks the shape class. */
+static size_t gemm_work(const xgpu_gemm_desc *d) {
+    size_t mn = d->n && d->m > SIZE_MAX / d->n ? SIZE_MAX : d->m * d->n;
+    return d->k && mn > SIZE_MAX / d->k ? SIZE_MAX : mn * d->k;
+}
+
+/* The caller's parameters, XGPU_GEMM_PARAMS, the tuning database's or the
+ * built-in ones; checked. */
 static xgpu_status choose_params(const xgpu_queue *queue, const xgpu_gemm_desc *d,
                                  xgpu_gemm_params *p) {
     const xgpu_device_info *info = &queue->context->device->info;
     if (d->params) {
         *p = *d->params;
-        return check_params(p, info, storage_size(d->dtype), func);
+        return xgpu__gemm_check_params(p, info, storage_size(d->dtype), func);
     }
-    xgpu_status st = xgpu_gemm_default_params(queue->context->device, d->dtype, p);
+    bool from_env = false;
+    xgpu_status st = env_params(p, &from_env, func);
+    if (st == XGPU_SUCCESS && !from_env) { /* the tuning database, else the built-in values */
+        xgpu__tune_choice c;
+        xgpu__tune_choose(queue->context, XGPU__TK_GEMM, d->dtype,
+                          xgpu__tune_class_of(XGPU__TK_GEMM, gemm_work(d)), &c);
+        *p = xgpu__tune_to_gemm(&c.values);
+    }
     if (st == XGPU_SUCCESS) { /* the fallback for small devices may not fit either */
-        st = check_params(p, info, storage_size(d->dtype), func);
+        st = xgpu__gemm_check_params(p, info, storage_size(d->dtype),
+                                     from_env ? "xgpu_gemm: XGPU_GEMM_PARAMS" : func);
     }
     return st;
 }

@@ -73,43 +73,38 @@ static const char *op_define(xgpu_reduce_op op) {
     }
 }
 
-/* Launch shape. GPUs: groups of 256 on a grid stride, so that neighbours
+/* Launch shape: the tuning database's values for the device, else the
+ * built-in ones. GPUs: groups of 256 on a grid stride, so that neighbours
  * read neighbours, each work-item with XGPU__REDUCE_UNROLL_GPU loads in
  * flight (on an H200, one load at a time summed fp32 at 2476 GB/s against
- * 3851 for fp64: too few bytes in flight; XGPU_REDUCE_UNROLL picks another
- * count, and the grid stride on a CPU too). CPUs: one group of 4 per core, each
- * work-item streaming a contiguous chunk with 64 independent lanes, which
- * the compiler vectorises (on pocl, 2 cores: 27.5 GB/s against 16.5 with
- * groups of 64 and 16 lanes, and 0.5 with the GPU shape). */
-typedef struct reduce_shape {
-    size_t group, groups;
-    bool chunked;
-} reduce_shape;
-
-static reduce_shape shape_for(const xgpu_device_info *info, size_t n, bool grid_stride) {
-    reduce_shape s;
-    if (info->type == XGPU_DEVICE_TYPE_CPU && !grid_stride) {
-        s.group = 4;
-        s.chunked = true;
-        s.groups = info->compute_units ? info->compute_units : 1;
-    } else {
-        s.group = 256;
-        s.chunked = false;
-        s.groups = 0;
+ * 3851 for fp64: too few bytes in flight). CPUs: one group of 4 per core,
+ * each work-item streaming a contiguous chunk with 64 independent lanes,
+ * which the compiler vectorises (on pocl, 2 cores: 27.5 GB/s against 16.5
+ * with groups of 64 and 16 lanes, and 0.5 with the GPU shape). */
+static size_t groups_for(const xgpu_device_info *info, const xgpu__tune_values *v, size_t n) {
+    size_t units = info->compute_units ? info->compute_units : 1;
+    size_t groups = units * v->v[1];
+    size_t per_group = (size_t)v->v[0] * v->v[3];
+    size_t needed = (n + per_group - 1) / per_group;
+    if (groups > needed) {
+        groups = needed;
     }
-    while (info->max_group_size && s.group > info->max_group_size) {
-        s.group /= 2;
+    if (groups > 4096) {
+        groups = 4096;
     }
-    if (!s.groups) {
-        s.groups = xgpu__lib_groups(info, s.group, n);
-    }
-    return s;
+    return groups ? groups : 1;
 }
 
-void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, bool cpu, size_t group,
-                          unsigned unroll, char *out, size_t size) {
-    snprintf(out, size, "-D%s -D%s -DGROUP=%zu -DVEC=%d -DUNROLL=%u%s", dtype_define(dtype),
-             op_define(op), group, cpu ? 64 : 1, cpu ? 1 : unroll, cpu ? " -DCHUNKED" : "");
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, const xgpu__tune_values *v,
+                          char *out, size_t size) {
+    snprintf(out, size, "-D%s -D%s -DGROUP=%u -DVEC=%u -DUNROLL=%u%s", dtype_define(dtype),
+             op_define(op), v->v[0], v->v[3], v->v[2], v->v[4] ? " -DCHUNKED" : "");
+}
+
+xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
+    return op == XGPU_REDUCE_SUM      ? XGPU__TK_SUM
+           : op == XGPU_REDUCE_ARGMAX ? XGPU__TK_ARGMAX
+                                      : XGPU__TK_MINMAX;
 }
 
 /* XGPU_REDUCE_UNROLL (1..16): the grid stride, on any device, with that
@@ -129,6 +124,13 @@ static xgpu_status env_unroll(uint32_t *unroll, bool *set) {
 xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, xgpu_buffer *in,
                         size_t offset, size_t n, xgpu_buffer *out, size_t out_offset,
                         xgpu_event **event) {
+    return xgpu__reduce_run(queue, op, dtype, in, offset, n, out, out_offset, NULL, event);
+}
+
+xgpu_status xgpu__reduce_run(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
+                             xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
+                             size_t out_offset, const xgpu__tune_values *forced,
+                             xgpu_event **event) {
     if (event) {
         *event = NULL;
     }
@@ -168,16 +170,31 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
         identity(op, dtype, id);
         return xgpu_buffer_write(queue, out, out_offset * rsize, id, rsize, true, event);
     }
-    uint32_t unroll = XGPU__REDUCE_UNROLL_GPU;
-    bool forced = false;
-    st = env_unroll(&unroll, &forced);
-    if (st != XGPU_SUCCESS) {
-        return st;
+    xgpu__tune_values v;
+    if (forced) {
+        v = *forced;
+    } else {
+        uint32_t unroll = 0;
+        bool set = false;
+        st = env_unroll(&unroll, &set);
+        if (st != XGPU_SUCCESS) {
+            return st;
+        }
+        if (set) { /* the grid stride with that many loads, on any device */
+            v = (xgpu__tune_values){{256, 8, unroll, 1, 0}};
+            while (info->max_group_size && v.v[0] > info->max_group_size) {
+                v.v[0] /= 2;
+            }
+        } else {
+            xgpu__tune_choice c;
+            xgpu__tune_choose(queue->context, xgpu__reduce_tune_id(op), dtype,
+                              xgpu__tune_class_of(XGPU__TK_SUM, n * elem), &c);
+            v = c.values;
+        }
     }
-    reduce_shape shape = shape_for(info, n, forced);
-    size_t group = shape.group, groups = shape.groups;
+    size_t group = v.v[0], groups = groups_for(info, &v, n);
     char options[128];
-    xgpu__reduce_options(op, dtype, shape.chunked, group, unroll, options, sizeof options);
+    xgpu__reduce_options(op, dtype, &v, options, sizeof options);
     xgpu_kernel *kernel = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_reduce, options, "xgpu_reduce", &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */

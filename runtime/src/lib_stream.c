@@ -12,9 +12,9 @@ static const char *const kernel_names[] = {NULL,
                                            "xgpu_stream_triad",
                                            "xgpu_stream_dot"};
 
-void xgpu__stream_options(xgpu_dtype dtype, bool cpu, size_t group, char *out, size_t size) {
-    snprintf(out, size, "-DSTREAM_%s -DGROUP=%zu%s", dtype == XGPU_F64 ? "F64" : "F32", group,
-             cpu ? " -DCHUNKED" : "");
+void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size) {
+    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s", dtype == XGPU_F64 ? "F64" : "F32", v->v[0],
+             v->v[2] ? " -DCHUNKED" : "");
 }
 
 /* Operation, dtype and n, then every buffer the operation uses. */
@@ -93,6 +93,13 @@ static xgpu_status launch_dot(xgpu_queue *queue, xgpu_kernel *partial, const cha
 xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
                         xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n, xgpu_buffer *out,
                         xgpu_event **event) {
+    return xgpu__stream_run(queue, op, dtype, a, b, c, scalar, n, out, NULL, event);
+}
+
+xgpu_status xgpu__stream_run(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, xgpu_buffer *a,
+                             xgpu_buffer *b, xgpu_buffer *c, double scalar, size_t n,
+                             xgpu_buffer *out, const xgpu__tune_values *forced,
+                             xgpu_event **event) {
     if (event) {
         *event = NULL;
     }
@@ -102,12 +109,19 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
         return st;
     }
     const xgpu_device_info *info = &queue->context->device->info;
-    size_t group = info->type == XGPU_DEVICE_TYPE_CPU ? 64 : 256;
-    while (info->max_group_size && group > info->max_group_size) {
-        group /= 2;
+    xgpu__tune_values v;
+    if (forced) {
+        v = *forced;
+    } else {
+        xgpu__tune_choice choice;
+        xgpu__tune_choose(queue->context, XGPU__TK_STREAM, dtype,
+                          xgpu__tune_class_of(XGPU__TK_STREAM, n * xgpu_dtype_size(dtype)),
+                          &choice);
+        v = choice.values;
     }
+    size_t group = v.v[0];
     char options[64];
-    xgpu__stream_options(dtype, info->type == XGPU_DEVICE_TYPE_CPU, group, options, sizeof options);
+    xgpu__stream_options(dtype, &v, options, sizeof options);
     xgpu_kernel *k = NULL;
     st = xgpu__lib_kernel(queue->context, xgpu__kernel_stream, options, kernel_names[op], &k);
     if (st != XGPU_SUCCESS) {
@@ -115,7 +129,11 @@ xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtype dtype, 
     }
     xgpu_arg s = dtype == XGPU_F64 ? xgpu_arg_f64(scalar) : xgpu_arg_f32((float)scalar);
     xgpu_arg nn = xgpu_arg_u64(n);
-    xgpu_range range = xgpu_range_1d(xgpu__lib_groups(info, group, n), group);
+    size_t units = info->compute_units ? info->compute_units : 1;
+    size_t groups = units * v.v[1], needed = (n + group - 1) / group;
+    groups = groups > needed ? needed : groups;
+    groups = groups > 4096 ? 4096 : groups;
+    xgpu_range range = xgpu_range_1d(groups ? groups : 1, group);
     switch (op) {
     case XGPU_STREAM_COPY: {
         xgpu_arg args[] = {xgpu_arg_buffer(a), xgpu_arg_buffer(c), nn};

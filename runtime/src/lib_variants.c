@@ -33,16 +33,21 @@ size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max) {
             add(out, max, &n, "gemm", xgpu__kernel_gemm, opt);
         }
     }
+    /* The built-in values of a device class without limits. */
+    xgpu_device_info info = {.type = cpu ? XGPU_DEVICE_TYPE_CPU : XGPU_DEVICE_TYPE_GPU};
     static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
     for (size_t t = 0; t < sizeof red_types / sizeof red_types[0]; t++) {
         for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
-            xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], cpu, cpu ? 4 : 256,
-                                 XGPU__REDUCE_UNROLL_GPU, opt, sizeof opt);
+            xgpu__tune_values v;
+            xgpu__tune_builtin(xgpu__reduce_tune_id((xgpu_reduce_op)op), red_types[t], &info, &v);
+            xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], &v, opt, sizeof opt);
             add(out, max, &n, "reduce", xgpu__kernel_reduce, opt);
         }
     }
     for (int f64 = 0; f64 < 2; f64++) {
-        xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, cpu, cpu ? 64 : 256, opt, sizeof opt);
+        xgpu__tune_values v;
+        xgpu__tune_builtin(XGPU__TK_STREAM, f64 ? XGPU_F64 : XGPU_F32, &info, &v);
+        xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, &v, opt, sizeof opt);
         add(out, max, &n, "stream", xgpu__kernel_stream, opt);
     }
     return n;

@@ -72,14 +72,23 @@ static void backends(const char *s, char *err, size_t err_size) {
           "written out, reads back different", s);
 }
 
-/* XGPU_GEMM_PARAMS, as documented: 5 or 6 comma-separated decimal numbers,
- * each 1..XGPU__GEMM_PARAM_MAX, nothing else. Fills v when valid. */
-static bool gemm_valid(const char *s, uint32_t v[6]) {
+/* XGPU_GEMM_PARAMS, as documented: 5 to 7 comma-separated decimal numbers,
+ * the first six each 1..XGPU__GEMM_PARAM_MAX, the seventh 0 or 1 (one
+ * digit), nothing else. Fills v when valid. */
+static bool gemm_valid(const char *s, uint32_t v[7]) {
     size_t n = 0;
     v[5] = 1;
+    v[6] = 0;
     for (;;) {
-        if (n == 6 || !(*s >= '0' && *s <= '9')) {
+        if (n == 7 || !(*s >= '0' && *s <= '9')) {
             return false;
+        }
+        if (n == 6) { /* contiguous */
+            if ((s[0] != '0' && s[0] != '1') || s[1]) {
+                return false;
+            }
+            v[6] = (uint32_t)(s[0] - '0');
+            return true;
         }
         unsigned long x = 0;
         for (; *s >= '0' && *s <= '9'; s++) {
@@ -104,7 +113,7 @@ static void gemm(const char *s, char *err, size_t err_size) {
     xgpu_gemm_params p;
     memset(&p, 0xa5, sizeof p);
     const xgpu_gemm_params untouched = p;
-    uint32_t v[6];
+    uint32_t v[7];
     bool valid = gemm_valid(s, v);
     bool ok = xgpu__gemm_params_parse(s, &p, err, err_size);
     check(ok == valid, who, ok ? "accepted, not valid" : "refused, valid", s);
@@ -113,7 +122,7 @@ static void gemm(const char *s, char *err, size_t err_size) {
         check(!memcmp(&p, &untouched, sizeof p), who, "refused, but the result changed", s);
         return;
     }
-    xgpu_gemm_params want = {v[0], v[1], v[2], v[3], v[4], v[5]};
+    xgpu_gemm_params want = {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     check(!memcmp(&p, &want, sizeof p), who, "accepted, other numbers than written", s);
 }
 

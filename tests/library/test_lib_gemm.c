@@ -318,8 +318,8 @@ static void f64_and_f16(void **state) {
  * everywhere), off for the others; both must give the same answers. */
 static void vector_loads(void **state) {
     (void)state;
-    static const xgpu_gemm_params f32x4 = {64, 64, 16, 8, 4, 4};
-    static const xgpu_gemm_params f64x2 = {64, 64, 16, 4, 4, 2};
+    static const xgpu_gemm_params f32x4 = {64, 64, 16, 8, 4, 4, 0};
+    static const xgpu_gemm_params f64x2 = {64, 64, 16, 4, 4, 2, 0};
     test_params = &f32x4;
     all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 0, 0); /* vector loads */
     all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 4, 8); /* aligned padding, offsets */
@@ -333,10 +333,31 @@ static void vector_loads(void **state) {
     test_params = NULL;
 }
 
+/* Contiguous work per item (the CPU shape): each work-item's rows and
+ * columns adjacent, with and without vector loads, on edge tiles too. */
+static void contiguous_work(void **state) {
+    (void)state;
+    static const xgpu_gemm_params f32 = {64, 64, 16, 8, 16, 1, 1};
+    static const xgpu_gemm_params f32x4 = {32, 64, 16, 4, 16, 4, 1};
+    static const xgpu_gemm_params f64 = {32, 32, 16, 4, 8, 2, 1};
+    test_params = &f32;
+    all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 0, 0);
+    all_layouts_and_transposes(XGPU_F32, 33, 67, 35, 1, 3);
+    test_params = &f32x4;
+    all_layouts_and_transposes(XGPU_F32, 96, 132, 68, 4, 8);
+    all_layouts_and_transposes(XGPU_F32, 37, 70, 19, 0, 1);
+    if (xt.info.fp64) {
+        test_params = &f64;
+        all_layouts_and_transposes(XGPU_F64, 66, 34, 130, 2, 4);
+        all_layouts_and_transposes(XGPU_F64, 33, 7, 65, 1, 1);
+    }
+    test_params = NULL;
+}
+
 static void user_params_and_k_zero(void **state) {
     (void)state;
     /* Explicit parameters, small tiles: the same answers. */
-    xgpu_gemm_params params = {32, 32, 8, 4, 4, 1};
+    xgpu_gemm_params params = {32, 32, 8, 4, 4, 1, 0};
     const size_t n = 70;
     float *h = malloc(n * n * sizeof *h), *out = malloc(n * n * sizeof *out);
     assert_true(h && out);
@@ -467,17 +488,17 @@ static void bad_arguments_are_refused(void **state) {
     d.c = (xgpu_matrix){a, 0, 16};
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "overlaps");
     d.c = (xgpu_matrix){c, 0, 16};
-    xgpu_gemm_params bad = {128, 128, 16, 3, 8, 1};
+    xgpu_gemm_params bad = {128, 128, 16, 3, 8, 1, 0};
     d.params = &bad;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "multiples");
-    xgpu_gemm_params huge = {1024, 1024, 64, 8, 8, 1}; /* 16384 work-items */
+    xgpu_gemm_params huge = {1024, 1024, 64, 8, 8, 1, 0}; /* 16384 work-items */
     d.params = &huge;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "work-items");
-    xgpu_gemm_params odd_vector = {64, 64, 16, 8, 4, 3};
+    xgpu_gemm_params odd_vector = {64, 64, 16, 8, 4, 3, 0};
     d.params = &odd_vector;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "vector_width 3");
     /* uint32 tile sums used to wrap and pass as "0 bytes of local memory". */
-    xgpu_gemm_params wrapping = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 1};
+    xgpu_gemm_params wrapping = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 1, 0};
     d.params = &wrapping;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "each must be 1..1024");
     d.params = NULL;
@@ -534,6 +555,7 @@ int main(void) {
         cmocka_unit_test(tall_skinny),
         cmocka_unit_test(f64_and_f16),
         cmocka_unit_test(vector_loads),
+        cmocka_unit_test(contiguous_work),
         cmocka_unit_test(user_params_and_k_zero),
         cmocka_unit_test(operand_in_c_row_gap),
         cmocka_unit_test(bad_arguments_are_refused),

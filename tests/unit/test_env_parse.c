@@ -49,10 +49,17 @@ static void gemm_params(void **state) {
     assert_int_equal(p.vector_width, 1);
     assert_true(xgpu__gemm_params_parse("1024,1024,1024,1,1,4", &p, why, sizeof why));
     assert_int_equal(p.vector_width, 4);
+    assert_int_equal(p.contiguous, 0);
+    assert_true(xgpu__gemm_params_parse("64,64,16,8,16,1,1", &p, why, sizeof why));
+    assert_int_equal(p.contiguous, 1);
     const char *bad[] = {"",
+                         "1,2,3,4,5,6,2",
+                         "1,2,3,4,5,6,1,1",
+                         "1,2,3,4,5,6,01",
                          "-1,-1,-1,-1,-1",
                          "1,2,3,4",
                          "1,2,3,4,5,6,7",
+                         "1,2,3,4,5,6,",
                          "1,2,3,4,5,",
                          "1,2,3,4,0",
                          "1,2,3,4,1025",
@@ -61,7 +68,7 @@ static void gemm_params(void **state) {
                          "1,,3,4,5",
                          "99999999999999999999,1,1,1,1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        p = (xgpu_gemm_params){7, 7, 7, 7, 7, 7};
+        p = (xgpu_gemm_params){7, 7, 7, 7, 7, 7, 7};
         if (xgpu__gemm_params_parse(bad[i], &p, why, sizeof why)) {
             fail_msg("'%s' was accepted", bad[i]);
         }

@@ -109,5 +109,10 @@ int gb_local_rank(const char **variable);
 
 /* report.c: gpubench report FILE... */
 int gb_report(int argc, char **argv);
+/* `gpubench tune ...` (tune.c): the exit status. */
+int gb_tune(int argc, char **argv);
+/* Every device, or those `selector` matches, into a calloc'ed array; 0, or
+ * the exit status after saying why on stderr. */
+int gb_select_devices(const char *selector, uint32_t ndev, xgpu_device ***out, uint32_t *n);
 
 #endif

@@ -16,6 +16,8 @@ static const char usage[] =
     "usage: gpubench [-b LIST] [-d SELECTOR] [--dtype LIST] [--full] [--size N]\n"
     "                [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
     "       gpubench report [-o PREFIX] RESULT.json...\n"
+    "       gpubench tune [-d SELECTOR] [-k LIST] [--dtype LIST] [--time S] ...\n"
+    "                     (gpubench tune --help)\n"
     "\n"
     "Runs the benchmarks on every device (or those -d selects), xgpu's kernels\n"
     "beside the vendor library on the same buffers (CLBlast, cuBLAS, rocBLAS) and\n"
@@ -93,7 +95,7 @@ static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
  * them, or those `selector` matches (xgpu_device_match's grammar).
  * Returns 0; 1 when a term matches nothing, 2 when the selector does not
  * parse or memory runs out (said on stderr). */
-static int select_devices(const char *selector, uint32_t ndev, xgpu_device ***out, uint32_t *n) {
+int gb_select_devices(const char *selector, uint32_t ndev, xgpu_device ***out, uint32_t *n) {
     *out = NULL;
     *n = 0;
     uint32_t want = ndev;
@@ -249,6 +251,9 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "report")) {
         return gb_report(argc - 2, argv + 2);
     }
+    if (argc > 1 && !strcmp(argv[1], "tune")) {
+        return gb_tune(argc - 2, argv + 2);
+    }
     gb_options o = {false, NULL, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
     int usage_rc = parse_args(argc, argv, &o);
     if (usage_rc >= 0) {
@@ -261,7 +266,7 @@ int main(int argc, char **argv) {
     /* Every device, or those -d selects, before anything is created. */
     xgpu_device **run = NULL;
     uint32_t nrun = 0;
-    int sel_rc = select_devices(o.selector, ndev, &run, &nrun);
+    int sel_rc = gb_select_devices(o.selector, ndev, &run, &nrun);
     if (sel_rc != 0) {
         return sel_rc;
     }

@@ -1,0 +1,177 @@
+/* The tuning database (tune_db.c), the library kernels' tunable parameters
+ * (tune_params.c) and the search (tune.c). */
+#ifndef XGPU_TUNE_H
+#define XGPU_TUNE_H
+
+#include "xgpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XGPU__TUNE_PARAMS_MAX 128
+#define XGPU__TUNE_FIELDS_MAX 8
+#define XGPU__TUNE_SCHEMA "xgpu.tune/1"
+
+/* ---- the kernels and their parameters (tune_params.c) ---- */
+
+typedef enum xgpu__tune_kernel_id {
+    XGPU__TK_GEMM,
+    XGPU__TK_SUM,
+    XGPU__TK_MINMAX,
+    XGPU__TK_ARGMAX,
+    XGPU__TK_STREAM,
+    XGPU__TK_COUNT
+} xgpu__tune_kernel_id;
+
+typedef enum xgpu__tune_class { XGPU__TC_SMALL, XGPU__TC_LARGE, XGPU__TC_COUNT } xgpu__tune_class;
+
+/* One kernel's parameter values, in the order of its field names. */
+typedef struct xgpu__tune_values {
+    uint32_t v[XGPU__TUNE_FIELDS_MAX];
+} xgpu__tune_values;
+
+typedef struct xgpu__tune_kernel {
+    const char *name; /* "gemm", "sum", "minmax", "argmax", "stream" */
+    const char *const *fields;
+    size_t field_count;
+    const char *unit; /* of the rate: "GFLOP/s" or "GB/s" */
+} xgpu__tune_kernel;
+
+const xgpu__tune_kernel *xgpu__tune_kernel_get(xgpu__tune_kernel_id id);
+/* The id of a kernel name; -1 when unknown. */
+int xgpu__tune_kernel_find(const char *name);
+const char *xgpu__tune_class_name(xgpu__tune_class c);
+int xgpu__tune_class_find(const char *name);
+/* The shape class of a problem: GEMM by m*n*k, the others by bytes. */
+xgpu__tune_class xgpu__tune_class_of(xgpu__tune_kernel_id id, size_t work);
+
+/* "name=value,..." in the kernel's field order; parse checks names and
+ * that every field is present exactly once. */
+void xgpu__tune_format(xgpu__tune_kernel_id id, const xgpu__tune_values *v, char *out, size_t size);
+bool xgpu__tune_parse(xgpu__tune_kernel_id id, const char *text, xgpu__tune_values *v, char *why,
+                      size_t why_size);
+
+/* The built-in default for the device, and whether values suit it (the
+ * kernel compiles and fits); the reason when not. */
+void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
+                        xgpu__tune_values *v);
+bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
+                      const xgpu__tune_values *v, char *why, size_t why_size);
+/* Candidates for a search, most promising first, all valid for the device. */
+size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                             const xgpu_device_info *info, xgpu__tune_values *out, size_t max);
+/* Values one step from `v` (one field doubled or halved), valid ones only. */
+size_t xgpu__tune_neighbours(xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                             const xgpu_device_info *info, const xgpu__tune_values *v,
+                             xgpu__tune_values *out, size_t max);
+
+/* GEMM values <-> the public parameters. */
+xgpu_gemm_params xgpu__tune_to_gemm(const xgpu__tune_values *v);
+xgpu__tune_values xgpu__tune_from_gemm(const xgpu_gemm_params *p);
+
+/* ---- the database (tune_db.c) ---- */
+
+/* What identifies the device, its compiler and the kernel's source. */
+typedef struct xgpu__tune_key {
+    char backend[32], vendor[128], type[8], device[256], arch[64];
+    uint32_t compute_units;
+    char driver[128], compiler[256], source[20], xgpu[24];
+} xgpu__tune_key;
+
+typedef struct xgpu__tune_try {
+    char params[XGPU__TUNE_PARAMS_MAX];
+    double rate;     /* 0 unless status is "ok" */
+    char status[16]; /* "ok", "wrong", "build", "launch" */
+} xgpu__tune_try;
+
+typedef struct xgpu__tune_record {
+    xgpu__tune_key key;
+    char kernel[16], dtype[8], cls[8], unit[12], tuned[32];
+    uint64_t size; /* the problem the rates were measured on */
+    bool complete;
+    char best[XGPU__TUNE_PARAMS_MAX]; /* "" while nothing verified */
+    double best_rate;
+    size_t ntried;
+    xgpu__tune_try *tried;
+} xgpu__tune_record;
+
+typedef struct xgpu__tune_db {
+    xgpu__tune_record *recs;
+    size_t n, cap;
+} xgpu__tune_db;
+
+/* How closely a record fits: the fallback order of a lookup. */
+typedef enum xgpu__tune_level {
+    XGPU__TL_EXACT,  /* same device, driver, compiler, kernel source, xgpu */
+    XGPU__TL_ARCH,   /* same backend and arch (a stale entry of this device too) */
+    XGPU__TL_VENDOR, /* same backend, vendor and device type */
+    XGPU__TL_CLASS,  /* same device type */
+    XGPU__TL_NONE
+} xgpu__tune_level;
+
+const char *xgpu__tune_level_name(xgpu__tune_level level);
+
+/* The database at `path`: a missing file is an empty one; a damaged one
+ * is empty too, with the reason in `why` and false returned. */
+bool xgpu__tune_db_load(const char *path, xgpu__tune_db *db, char *why, size_t why_size);
+bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char *why,
+                         size_t why_size);
+void xgpu__tune_db_free(xgpu__tune_db *db);
+/* Adds a copy of `rec`, or replaces the record with its kernel, dtype,
+ * class and exact key. */
+bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec);
+/* Reads, merges `rec` and writes `path` back under an exclusive lock
+ * (`path`.lock), through a temporary file and rename: concurrent writers
+ * lose nothing, readers never see half a file. */
+xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec);
+/* The index of the record that fits `key` best for kernel, dtype and
+ * class with a verified winner, at *level or closer; -1 when none. */
+long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
+                         const char *dtype, const char *cls, xgpu__tune_level *level);
+/* The level at which `rec` fits `key` (kernel, dtype and class aside). */
+xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key);
+void xgpu__tune_record_free(xgpu__tune_record *rec);
+
+/* XGPU_TUNE_DB, else tune.json in xgpu's cache folder; false when none. */
+bool xgpu__tune_db_path(char *out, size_t size, char *why, size_t why_size);
+/* The entries built into the library (shipped.json, embedded). */
+extern const char xgpu__tune_shipped[];
+
+/* ---- lookups (tune_lookup.c) ---- */
+
+typedef struct xgpu__tune_choice {
+    xgpu__tune_values values;
+    const char *source; /* "tuned", "built-in default", or a variable's name */
+    xgpu__tune_level level;
+    bool shipped, stale;
+    double rate; /* the entry's measured rate, 0 for a default */
+    char unit[12];
+} xgpu__tune_choice;
+
+/* One remembered choice of a context. */
+#define XGPU__TUNE_MEMO_MAX 48
+typedef struct xgpu__tune_memo {
+    xgpu__tune_kernel_id id;
+    xgpu_dtype dtype;
+    xgpu__tune_class cls;
+    unsigned generation;
+    xgpu__tune_choice choice;
+} xgpu__tune_memo;
+
+/* The key of the context's device for a kernel. */
+void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_key *key);
+/* The parameters a library call uses: the database's fit, else the
+ * built-in default; remembered per context (one lock and a short scan
+ * after the first call). */
+void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                       xgpu__tune_class cls, xgpu__tune_choice *out);
+/* Forgets what every context remembered and the loaded database: the
+ * tuner calls it after storing a result. */
+void xgpu__tune_forget(void);
+/* The user's database path (or "") and why it is not used (or ""), and
+ * how many records each database holds. */
+void xgpu__tune_db_state(char *path, size_t path_size, char *why, size_t why_size,
+                         size_t *user_records, size_t *shipped_records);
+
+#endif

@@ -1,0 +1,466 @@
+/* The tuning database: a JSON file of records, one per device, kernel,
+ * dtype and shape class, read whole and written whole (under a lock, by
+ * rename). Records that do not parse are skipped one by one; a file that
+ * does not parse is an empty database with a reason. */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "json.h"
+#include "kcache.h"
+#include "tune.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DB_MAX_BYTES (64u << 20) /* a larger file is refused, not read */
+#define TRIED_MAX 4096
+
+const char *xgpu__tune_level_name(xgpu__tune_level level) {
+    switch (level) {
+    case XGPU__TL_EXACT:
+        return "this device";
+    case XGPU__TL_ARCH:
+        return "same arch";
+    case XGPU__TL_VENDOR:
+        return "same vendor";
+    case XGPU__TL_CLASS:
+        return "same device type";
+    case XGPU__TL_NONE:
+        break;
+    }
+    return "none";
+}
+
+bool xgpu__tune_db_path(char *out, size_t size, char *why, size_t why_size) {
+    const char *env = secure_getenv("XGPU_TUNE_DB");
+    if (env && *env) {
+        if ((size_t)snprintf(out, size, "%s", env) >= size) {
+            snprintf(why, why_size, "XGPU_TUNE_DB is longer than %zu bytes", size - 1);
+            return false;
+        }
+        return true;
+    }
+    char dir[XGPU__KCACHE_PATH_MAX];
+    if (!xgpu__cache_dir(dir, sizeof dir, why, why_size)) {
+        return false;
+    }
+    if ((size_t)snprintf(out, size, "%s/tune.json", dir) >= size) {
+        snprintf(why, why_size, "the cache folder's path is too long");
+        return false;
+    }
+    return true;
+}
+
+void xgpu__tune_record_free(xgpu__tune_record *rec) {
+    free(rec->tried);
+    rec->tried = NULL;
+    rec->ntried = 0;
+}
+
+void xgpu__tune_db_free(xgpu__tune_db *db) {
+    for (size_t i = 0; i < db->n; i++) {
+        xgpu__tune_record_free(&db->recs[i]);
+    }
+    free(db->recs);
+    *db = (xgpu__tune_db){0};
+}
+
+/* Copies a string member into a fixed field; false when missing or too
+ * long (a record is taken whole or not at all). */
+static bool take(const xgpu__json *obj, const char *key, char *out, size_t size) {
+    const char *s = xgpu__json_string(obj, key);
+    if (!s || strlen(s) >= size) {
+        return false;
+    }
+    memcpy(out, s, strlen(s) + 1);
+    return true;
+}
+
+static bool take_u64(const xgpu__json *obj, const char *key, uint64_t max, uint64_t *out) {
+    double d;
+    if (!xgpu__json_number(obj, key, &d) || d < 0 || d > (double)max || d != (double)(uint64_t)d) {
+        return false;
+    }
+    *out = (uint64_t)d;
+    return true;
+}
+
+static bool take_rate(const xgpu__json *obj, const char *key, double *out) {
+    return xgpu__json_number(obj, key, out) && *out >= 0 && *out < 1e12;
+}
+
+static bool read_tried(const xgpu__json *arr, xgpu__tune_record *rec) {
+    if (!arr || arr->type != XGPU__JSON_ARRAY) {
+        return false;
+    }
+    size_t n = 0;
+    for (const xgpu__json *t = arr->child; t; t = t->next) {
+        n++;
+    }
+    if (n > TRIED_MAX) {
+        return false;
+    }
+    rec->tried = n ? calloc(n, sizeof *rec->tried) : NULL;
+    if (n && !rec->tried) {
+        return false;
+    }
+    for (const xgpu__json *t = arr->child; t; t = t->next) {
+        xgpu__tune_try *x = &rec->tried[rec->ntried];
+        if (!take(t, "params", x->params, sizeof x->params) ||
+            !take(t, "status", x->status, sizeof x->status)) {
+            return false;
+        }
+        x->rate = 0;
+        if (xgpu__json_get(t, "rate") && !take_rate(t, "rate", &x->rate)) {
+            return false;
+        }
+        rec->ntried++;
+    }
+    return true;
+}
+
+static bool read_record(const xgpu__json *r, xgpu__tune_record *rec) {
+    *rec = (xgpu__tune_record){0};
+    xgpu__tune_key *k = &rec->key;
+    uint64_t cus = 0;
+    const xgpu__json *complete = xgpu__json_get(r, "complete");
+    bool ok = take(r, "kernel", rec->kernel, sizeof rec->kernel) &&
+              take(r, "dtype", rec->dtype, sizeof rec->dtype) &&
+              take(r, "class", rec->cls, sizeof rec->cls) &&
+              take(r, "unit", rec->unit, sizeof rec->unit) &&
+              take(r, "backend", k->backend, sizeof k->backend) &&
+              take(r, "vendor", k->vendor, sizeof k->vendor) &&
+              take(r, "type", k->type, sizeof k->type) &&
+              take(r, "device", k->device, sizeof k->device) &&
+              take(r, "arch", k->arch, sizeof k->arch) &&
+              take_u64(r, "compute_units", UINT32_MAX, &cus) &&
+              take(r, "driver", k->driver, sizeof k->driver) &&
+              take(r, "compiler", k->compiler, sizeof k->compiler) &&
+              take(r, "source", k->source, sizeof k->source) &&
+              take(r, "xgpu", k->xgpu, sizeof k->xgpu) &&
+              take_u64(r, "size", UINT64_MAX >> 11, &rec->size) && complete &&
+              complete->type == XGPU__JSON_BOOL && take(r, "best", rec->best, sizeof rec->best) &&
+              take_rate(r, "rate", &rec->best_rate) && read_tried(xgpu__json_get(r, "tried"), rec);
+    if (ok) {
+        k->compute_units = (uint32_t)cus;
+        rec->complete = complete->boolean;
+        take(r, "tuned", rec->tuned, sizeof rec->tuned); /* optional */
+        ok = xgpu__tune_kernel_find(rec->kernel) >= 0 && xgpu__tune_class_find(rec->cls) >= 0;
+    }
+    if (ok && rec->best[0]) { /* the winner must parse as the kernel's parameters */
+        xgpu__tune_values v;
+        ok = xgpu__tune_parse(xgpu__tune_kernel_find(rec->kernel), rec->best, &v, NULL, 0);
+    }
+    if (!ok) {
+        xgpu__tune_record_free(rec);
+    }
+    return ok;
+}
+
+static bool db_append(xgpu__tune_db *db, const xgpu__tune_record *rec) {
+    if (db->n == db->cap) {
+        size_t cap = db->cap ? db->cap * 2 : 16;
+        xgpu__tune_record *r = realloc(db->recs, cap * sizeof *r);
+        if (!r) {
+            return false;
+        }
+        db->recs = r;
+        db->cap = cap;
+    }
+    db->recs[db->n++] = *rec;
+    return true;
+}
+
+bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char *why,
+                         size_t why_size) {
+    *db = (xgpu__tune_db){0};
+    char reason[200] = "";
+    xgpu__json *root = xgpu__json_parse(text, size, reason, sizeof reason);
+    if (!root) {
+        snprintf(why, why_size, "not JSON: %s", reason);
+        return false;
+    }
+    const char *schema = xgpu__json_string(root, "schema");
+    const xgpu__json *recs = xgpu__json_get(root, "records");
+    bool ok = true;
+    if (!schema || strcmp(schema, XGPU__TUNE_SCHEMA) != 0) {
+        snprintf(why, why_size, "schema is '%.40s', not '%s'", schema ? schema : "(none)",
+                 XGPU__TUNE_SCHEMA);
+        ok = false;
+    } else if (!recs || recs->type != XGPU__JSON_ARRAY) {
+        snprintf(why, why_size, "no \"records\" array");
+        ok = false;
+    }
+    size_t skipped = 0;
+    for (const xgpu__json *r = ok ? recs->child : NULL; r; r = r->next) {
+        xgpu__tune_record rec;
+        if (!read_record(r, &rec)) {
+            skipped++;
+            continue;
+        }
+        if (!db_append(db, &rec)) {
+            xgpu__tune_record_free(&rec);
+            snprintf(why, why_size, "out of memory");
+            ok = false;
+            break;
+        }
+    }
+    xgpu__json_free(root);
+    if (ok && skipped) {
+        xgpu__log("tune", XGPU_LOG_WARN,
+                  "%zu record(s) of the tuning database are malformed and "
+                  "skipped",
+                  skipped);
+    }
+    if (!ok) {
+        xgpu__tune_db_free(db);
+    }
+    return ok;
+}
+
+bool xgpu__tune_db_load(const char *path, xgpu__tune_db *db, char *why, size_t why_size) {
+    *db = (xgpu__tune_db){0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            return true; /* nothing tuned yet */
+        }
+        snprintf(why, why_size, "cannot open %.300s: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)DB_MAX_BYTES) {
+        snprintf(why, why_size, "%.300s is not a regular file of at most %u MiB", path,
+                 DB_MAX_BYTES >> 20);
+        close(fd);
+        return false;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *text = malloc(size + 1);
+    while (text && got < size) {
+        ssize_t r = read(fd, text + got, size - got);
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!text || got != size) {
+        snprintf(why, why_size, "cannot read %.300s", path);
+        free(text);
+        return false;
+    }
+    char reason[240] = "";
+    bool ok = xgpu__tune_db_parse(text, size, db, reason, sizeof reason);
+    free(text);
+    if (!ok) {
+        snprintf(why, why_size, "%.300s: %s", path, reason);
+    }
+    return ok;
+}
+
+static bool same_exact(const xgpu__tune_key *a, const xgpu__tune_key *b) {
+    return !strcmp(a->backend, b->backend) && !strcmp(a->vendor, b->vendor) &&
+           !strcmp(a->type, b->type) && !strcmp(a->device, b->device) &&
+           !strcmp(a->arch, b->arch) && a->compute_units == b->compute_units &&
+           !strcmp(a->driver, b->driver) && !strcmp(a->compiler, b->compiler) &&
+           !strcmp(a->source, b->source) && !strcmp(a->xgpu, b->xgpu);
+}
+
+xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key) {
+    const xgpu__tune_key *r = &rec->key;
+    /* Parameters mean what the kernel source makes of them: another
+     * source, and the entry says nothing. */
+    if (strcmp(r->source, key->source) != 0) {
+        return XGPU__TL_NONE;
+    }
+    if (same_exact(r, key)) {
+        return XGPU__TL_EXACT;
+    }
+    if (!strcmp(r->backend, key->backend) && !strcmp(r->arch, key->arch) && key->arch[0]) {
+        return XGPU__TL_ARCH;
+    }
+    if (!strcmp(r->backend, key->backend) && !strcmp(r->vendor, key->vendor) &&
+        !strcmp(r->type, key->type)) {
+        return XGPU__TL_VENDOR;
+    }
+    return !strcmp(r->type, key->type) ? XGPU__TL_CLASS : XGPU__TL_NONE;
+}
+
+long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
+                         const char *dtype, const char *cls, xgpu__tune_level *level) {
+    long best = -1;
+    xgpu__tune_level best_level = *level;
+    for (size_t i = 0; i < db->n; i++) {
+        const xgpu__tune_record *r = &db->recs[i];
+        if (strcmp(r->kernel, kernel) || strcmp(r->dtype, dtype) || strcmp(r->cls, cls) ||
+            !r->best[0]) {
+            continue;
+        }
+        xgpu__tune_level l = xgpu__tune_fit(r, key);
+        /* Closer wins; among equals, the faster device's choice. */
+        if (l < best_level || (l == best_level && l != XGPU__TL_NONE &&
+                               (best < 0 || r->best_rate > db->recs[best].best_rate))) {
+            best = (long)i;
+            best_level = l;
+        }
+    }
+    if (best >= 0) {
+        *level = best_level;
+    }
+    return best;
+}
+
+static bool copy_record(xgpu__tune_record *dst, const xgpu__tune_record *src) {
+    *dst = *src;
+    dst->tried = NULL;
+    if (src->ntried) {
+        dst->tried = malloc(src->ntried * sizeof *dst->tried);
+        if (!dst->tried) {
+            return false;
+        }
+        memcpy(dst->tried, src->tried, src->ntried * sizeof *dst->tried);
+    }
+    return true;
+}
+
+bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec) {
+    xgpu__tune_record copy;
+    if (!copy_record(&copy, rec)) {
+        return false;
+    }
+    for (size_t i = 0; i < db->n; i++) {
+        xgpu__tune_record *r = &db->recs[i];
+        if (!strcmp(r->kernel, rec->kernel) && !strcmp(r->dtype, rec->dtype) &&
+            !strcmp(r->cls, rec->cls) && same_exact(&r->key, &rec->key)) {
+            xgpu__tune_record_free(r);
+            *r = copy;
+            return true;
+        }
+    }
+    if (!db_append(db, &copy)) {
+        xgpu__tune_record_free(&copy);
+        return false;
+    }
+    return true;
+}
+
+static void write_field(FILE *f, const char *name, const char *value, bool comma) {
+    fprintf(f, "\"%s\": ", name);
+    xgpu__json_write_string(f, value);
+    fputs(comma ? ", " : "", f);
+}
+
+static void write_record(FILE *f, const xgpu__tune_record *r, bool last) {
+    const xgpu__tune_key *k = &r->key;
+    fputs("    {", f);
+    write_field(f, "kernel", r->kernel, true);
+    write_field(f, "dtype", r->dtype, true);
+    write_field(f, "class", r->cls, true);
+    fprintf(f, "\"size\": %llu,\n     ", (unsigned long long)r->size);
+    write_field(f, "backend", k->backend, true);
+    write_field(f, "vendor", k->vendor, true);
+    write_field(f, "type", k->type, true);
+    fputs("\n     ", f);
+    write_field(f, "device", k->device, true);
+    write_field(f, "arch", k->arch, true);
+    fprintf(f, "\"compute_units\": %u,\n     ", k->compute_units);
+    write_field(f, "driver", k->driver, true);
+    write_field(f, "compiler", k->compiler, true);
+    fputs("\n     ", f);
+    write_field(f, "source", k->source, true);
+    write_field(f, "xgpu", k->xgpu, true);
+    write_field(f, "tuned", r->tuned, true);
+    fprintf(f, "\"complete\": %s,\n     ", r->complete ? "true" : "false");
+    write_field(f, "best", r->best, true);
+    fprintf(f, "\"rate\": %.6g, ", r->best_rate);
+    write_field(f, "unit", r->unit, true);
+    fputs("\n     \"tried\": [", f);
+    for (size_t i = 0; i < r->ntried; i++) {
+        const xgpu__tune_try *t = &r->tried[i];
+        fputs(i ? ",\n       {" : "\n       {", f);
+        write_field(f, "params", t->params, true);
+        fprintf(f, "\"rate\": %.6g, ", t->rate);
+        write_field(f, "status", t->status, false);
+        fputc('}', f);
+    }
+    fprintf(f, "]}%s\n", last ? "" : ",");
+}
+
+/* Writes the whole database to `path` through a temporary file. */
+static xgpu_status db_write(const char *path, const xgpu__tune_db *db) {
+    char tmp[XGPU__KCACHE_PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+        }
+        return xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL, "tuning database: cannot write %.300s: %s",
+                           tmp, strerror(e));
+    }
+    fprintf(f, "{\n  \"schema\": \"%s\",\n  \"records\": [\n", XGPU__TUNE_SCHEMA);
+    for (size_t i = 0; i < db->n; i++) {
+        write_record(f, &db->recs[i], i + 1 == db->n);
+    }
+    fputs("  ]\n}\n", f);
+    bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL, "tuning database: cannot write %.300s: %s",
+                           path, strerror(e));
+    }
+    return XGPU_SUCCESS;
+}
+
+/* Creates the folder of `path` (mode 0700) when it is missing. */
+static void make_parent(const char *path) {
+    char dir[XGPU__KCACHE_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        xgpu__make_dirs(dir);
+    }
+}
+
+xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec) {
+    make_parent(path);
+    char lock[XGPU__KCACHE_PATH_MAX + 8];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lfd < 0) {
+        return xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL,
+                           "tuning database: cannot open the lock %.300s: %s", lock,
+                           strerror(errno));
+    }
+    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    xgpu__tune_db db;
+    char why[400] = "";
+    if (!xgpu__tune_db_load(path, &db, why, sizeof why)) {
+        /* A damaged file is kept beside the new one, never overwritten. */
+        char aside[XGPU__KCACHE_PATH_MAX + 16];
+        snprintf(aside, sizeof aside, "%s.damaged", path);
+        bool moved = rename(path, aside) == 0;
+        xgpu__log("tune", XGPU_LOG_WARN, "starting a new tuning database: %s%s%s", why,
+                  moved ? "; the old file is now " : "", moved ? aside : "");
+    }
+    xgpu_status st = xgpu__tune_db_put(&db, rec)
+                         ? db_write(path, &db)
+                         : xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                       "tuning database: out of memory");
+    xgpu__tune_db_free(&db);
+    flock(lfd, LOCK_UN);
+    close(lfd);
+    return st;
+}

@@ -1,0 +1,216 @@
+/* Which parameters a library call uses: the closest entry of the user's
+ * tuning database or of the one built into the library, else the built-in
+ * default. Databases are read once per process (again after a tune stores
+ * a result); each context remembers its choices. */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "kcache.h"
+#include "sha256.h"
+#include "tune.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t db_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool loaded;
+static xgpu__tune_db user_db, shipped_db;
+static char user_path[XGPU__KCACHE_PATH_MAX];
+static char user_why[512];
+static atomic_uint generation = 1;
+
+static pthread_once_t source_once = PTHREAD_ONCE_INIT;
+static char source_hash[XGPU__TK_COUNT][20];
+
+static void hash_sources(void) {
+    for (int id = 0; id < XGPU__TK_COUNT; id++) {
+        const char *src = id == XGPU__TK_GEMM     ? xgpu__kernel_gemm
+                          : id == XGPU__TK_STREAM ? xgpu__kernel_stream
+                                                  : xgpu__kernel_reduce;
+        xgpu__sha256_state s;
+        unsigned char h[XGPU__SHA256_SIZE];
+        xgpu__sha256_init(&s);
+        xgpu__sha256_update(&s, xgpu__prelude, strlen(xgpu__prelude));
+        xgpu__sha256_update(&s, src, strlen(src));
+        xgpu__sha256_final(&s, h);
+        for (int i = 0; i < 8; i++) {
+            snprintf(source_hash[id] + 2 * i, 3, "%02x", h[i]);
+        }
+    }
+}
+
+static const char *type_name(xgpu_device_type t) {
+    switch (t) {
+    case XGPU_DEVICE_TYPE_CPU:
+        return "cpu";
+    case XGPU_DEVICE_TYPE_GPU:
+        return "gpu";
+    case XGPU_DEVICE_TYPE_ACCELERATOR:
+        return "accel";
+    default:
+        return "other";
+    }
+}
+
+void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_key *key) {
+    const xgpu_device_info *info = &ctx->device->info;
+    pthread_once(&source_once, hash_sources);
+    *key = (xgpu__tune_key){0};
+    snprintf(key->backend, sizeof key->backend, "%s", info->backend);
+    snprintf(key->vendor, sizeof key->vendor, "%s", info->vendor);
+    snprintf(key->type, sizeof key->type, "%s", type_name(info->type));
+    snprintf(key->device, sizeof key->device, "%s", info->name);
+    snprintf(key->arch, sizeof key->arch, "%s", info->arch);
+    key->compute_units = info->compute_units;
+    snprintf(key->driver, sizeof key->driver, "%s", info->driver_version);
+    /* The compiler: what the kernel cache keys on (NVRTC, hiprtc or the
+     * OpenCL platform's versions), else the language version. */
+    char identity[512] = "";
+    if (ctx->ops->build_identity) {
+        struct xgpu__error_state *saved = xgpu__error_save();
+        if (ctx->ops->build_identity(ctx->handle, identity, sizeof identity) != XGPU_SUCCESS) {
+            identity[0] = '\0';
+        }
+        xgpu__error_restore(saved);
+    }
+    snprintf(key->compiler, sizeof key->compiler, "%s",
+             identity[0] ? identity : info->language_version);
+    snprintf(key->source, sizeof key->source, "%s", source_hash[id]);
+    snprintf(key->xgpu, sizeof key->xgpu, "%s", xgpu_version_string());
+}
+
+/* Both databases, once; called with db_lock held. */
+static void load(void) {
+    if (loaded) {
+        return;
+    }
+    loaded = true;
+    user_why[0] = '\0';
+    char why[400] = "";
+    if (!xgpu__tune_db_path(user_path, sizeof user_path, why, sizeof why)) {
+        user_path[0] = '\0';
+        snprintf(user_why, sizeof user_why, "no database: %s", why);
+    } else if (!xgpu__tune_db_load(user_path, &user_db, why, sizeof why)) {
+        snprintf(user_why, sizeof user_why, "%s", why);
+        xgpu__log("tune", XGPU_LOG_WARN, "tuning database not used: %s", why);
+    }
+    if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), &shipped_db, why,
+                             sizeof why)) {
+        xgpu__log("tune", XGPU_LOG_WARN, "the built-in tuning entries are damaged: %s", why);
+    }
+}
+
+void xgpu__tune_forget(void) {
+    pthread_mutex_lock(&db_lock);
+    xgpu__tune_db_free(&user_db);
+    xgpu__tune_db_free(&shipped_db);
+    loaded = false;
+    atomic_fetch_add(&generation, 1);
+    pthread_mutex_unlock(&db_lock);
+}
+
+static bool tuning_off(void) {
+    const char *v = getenv("XGPU_TUNE");
+    return v && (!strcmp(v, "off") || !strcmp(v, "0"));
+}
+
+/* The database's choice, or false; called with db_lock held. */
+static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                    xgpu__tune_class cls, xgpu__tune_choice *out) {
+    xgpu__tune_key key;
+    xgpu__tune_key_of(ctx, id, &key);
+    const char *kname = xgpu__tune_kernel_get(id)->name, *dname = xgpu_dtype_name(dtype);
+    const char *cname = xgpu__tune_class_name(cls);
+    const xgpu__tune_db *dbs[2] = {&user_db, &shipped_db};
+    const xgpu__tune_record *best = NULL;
+    xgpu__tune_level best_level = XGPU__TL_NONE;
+    bool best_shipped = false;
+    for (int d = 0; d < 2; d++) {
+        /* An entry that does not suit this device (a group too large, say)
+         * gives way to the other database or the default. */
+        xgpu__tune_level level = XGPU__TL_NONE;
+        long i = xgpu__tune_db_match(dbs[d], &key, kname, dname, cname, &level);
+        if (i < 0 || level >= best_level) {
+            continue; /* the user's database wins ties */
+        }
+        const xgpu__tune_record *r = &dbs[d]->recs[i];
+        xgpu__tune_values v;
+        char why[200];
+        if (!xgpu__tune_parse(id, r->best, &v, why, sizeof why) ||
+            !xgpu__tune_valid(id, dtype, &ctx->device->info, &v, why, sizeof why)) {
+            xgpu__log("tune", XGPU_LOG_DEBUG, "%s %s %s: entry of %s not used: %s", kname, dname,
+                      cname, r->key.device, why);
+            continue;
+        }
+        best = r;
+        best_level = level;
+        best_shipped = d == 1;
+        out->values = v;
+    }
+    if (!best) {
+        return false;
+    }
+    out->source = "tuned";
+    out->level = best_level;
+    out->shipped = best_shipped;
+    out->stale = best_level != XGPU__TL_EXACT && !strcmp(best->key.device, key.device) &&
+                 !strcmp(best->key.backend, key.backend);
+    out->rate = best->best_rate;
+    snprintf(out->unit, sizeof out->unit, "%s", best->unit);
+    return true;
+}
+
+void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                       xgpu__tune_class cls, xgpu__tune_choice *out) {
+    unsigned gen = atomic_load(&generation);
+    pthread_mutex_lock(&ctx->lib_lock);
+    for (size_t i = 0; i < ctx->tune_memo_count; i++) {
+        const xgpu__tune_memo *m = &ctx->tune_memo[i];
+        if (m->id == id && m->dtype == dtype && m->cls == cls && m->generation == gen) {
+            *out = m->choice;
+            pthread_mutex_unlock(&ctx->lib_lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lib_lock);
+
+    *out = (xgpu__tune_choice){.source = "built-in default", .level = XGPU__TL_NONE};
+    bool found = false;
+    if (!tuning_off()) {
+        pthread_mutex_lock(&db_lock);
+        load();
+        found = from_db(ctx, id, dtype, cls, out);
+        pthread_mutex_unlock(&db_lock);
+    } else {
+        out->source = "built-in default (XGPU_TUNE=off)";
+    }
+    if (!found) {
+        xgpu__tune_builtin(id, dtype, &ctx->device->info, &out->values);
+    }
+
+    pthread_mutex_lock(&ctx->lib_lock);
+    size_t slot = ctx->tune_memo_count;
+    for (size_t i = 0; i < ctx->tune_memo_count; i++) {
+        const xgpu__tune_memo *m = &ctx->tune_memo[i];
+        if (m->id == id && m->dtype == dtype && m->cls == cls) {
+            slot = i; /* an older generation's */
+        }
+    }
+    if (slot < XGPU__TUNE_MEMO_MAX) {
+        ctx->tune_memo[slot] = (xgpu__tune_memo){id, dtype, cls, gen, *out};
+        ctx->tune_memo_count += slot == ctx->tune_memo_count;
+    }
+    pthread_mutex_unlock(&ctx->lib_lock);
+}
+
+void xgpu__tune_db_state(char *path, size_t path_size, char *why, size_t why_size,
+                         size_t *user_records, size_t *shipped_records) {
+    pthread_mutex_lock(&db_lock);
+    load();
+    snprintf(path, path_size, "%s", user_path);
+    snprintf(why, why_size, "%s", user_why);
+    *user_records = user_db.n;
+    *shipped_records = shipped_db.n;
+    pthread_mutex_unlock(&db_lock);
+}

@@ -1,0 +1,236 @@
+/* xgpu_tune on every device, with small budgets and problems: the winner
+ * is stored, found again, used, and correct; a tune resumes; a damaged
+ * database is set aside; bad arguments are refused. XGPU_TUNE_DB points at
+ * a file of the build tree (CTest sets it). */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SMALL (256u << 10) /* at most this many bytes per buffer */
+
+static const char *db(void) {
+    const char *p = getenv("XGPU_TUNE_DB");
+    assert_non_null(p);
+    return p;
+}
+
+static void forget_db(void) {
+    unlink(db());
+}
+
+static xgpu_tune_options quick(double seconds) {
+    xgpu_tune_options o = {seconds, false, NULL, SMALL, NULL, NULL};
+    return o;
+}
+
+/* The fp32 sum of n pseudo-random values, against a double sum. */
+static void check_sum(size_t n, uint32_t seed) {
+    float *h = malloc(n * sizeof *h);
+    assert_non_null(h);
+    xt_random_f32(h, n, seed, -1, 1);
+    double want = 0, mag = 0;
+    for (size_t i = 0; i < n; i++) {
+        want += h[i];
+        mag += fabs(h[i]);
+    }
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * 4, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, h, n * 4, true, NULL));
+    const uint32_t poison = 0x7fc00001;
+    XT_OK(xgpu_buffer_write(xt.queue, out, 0, &poison, 4, true, NULL));
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 0, n, out, 0, NULL));
+    float got = 0;
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, &got, 4, true, NULL));
+    if (!(fabs(got - want) <= 1e-5 * mag)) {
+        fail_msg("sum of %zu: %.9g, expected %.9g", n, got, want);
+    }
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+    free(h);
+}
+
+static void tune_is_stored_found_and_used(void **state) {
+    (void)state;
+    forget_db();
+    xgpu_tune_choice c;
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
+    assert_string_equal(c.source, "built-in default");
+    assert_true(c.rate == 0);
+    xgpu_tune_options o = quick(2);
+    xgpu_tune_summary s;
+    XT_OK(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, &s));
+    assert_true(s.measured >= 2);
+    assert_true(s.best[0][0] != '\0');
+    assert_true(s.best_rate[0] > 0 && s.default_rate[0] > 0);
+    assert_true(s.best_rate[0] >= s.default_rate[0]);
+    assert_int_equal(access(db(), R_OK), 0);
+    /* Found again, in this process (and in any other: the file). */
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
+    assert_string_equal(c.params, s.best[0]);
+    assert_non_null(strstr(c.source, "this device"));
+    assert_non_null(strstr(c.source, "user database"));
+    assert_true(c.rate > 0);
+    assert_string_equal(c.unit, "GB/s");
+    /* The large class was not tuned (SMALL keeps the problem small). */
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, (size_t)64 << 20, &c));
+    assert_null(strstr(c.source, "this device"));
+    /* Used, and right, on sizes it was not tuned on. */
+    check_sum(100003, 7);
+    check_sum(1, 8);
+    check_sum(65536 + 17, 9);
+}
+
+static void tune_resumes(void **state) {
+    (void)state;
+    forget_db();
+    xgpu_tune_options o = quick(1);
+    xgpu_tune_summary first, again, fresh;
+    XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &o, &first));
+    assert_true(first.measured >= 1);
+    /* Every candidate measured before is taken from the record. */
+    XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &o, &again));
+    assert_true(again.resumed >= first.measured);
+    /* It goes on from the best so far: never worse. */
+    assert_true(again.best_rate[0] >= first.best_rate[0]);
+    o.restart = true;
+    XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &o, &fresh));
+    assert_int_equal(fresh.resumed, 0);
+    assert_true(fresh.measured >= 1);
+}
+
+static void gemm_tuned_is_right(void **state) {
+    (void)state;
+    forget_db();
+    xgpu_tune_options o = quick(3);
+    o.max_size = 64u << 10; /* n = 128 */
+    xgpu_tune_summary s;
+    XT_OK(xgpu_tune(xt.queue, "gemm", XGPU_F32, &o, &s));
+    assert_true(s.best[0][0] != '\0');
+    xgpu_tune_choice c;
+    XT_OK(xgpu_tune_lookup(xt.ctx, "gemm", XGPU_F32, 100 * 100 * 100, &c));
+    assert_string_equal(c.params, s.best[0]);
+    assert_string_equal(c.unit, "GFLOP/s");
+    /* A GEMM with edges through the tuned parameters, against double. */
+    const size_t m = 70, n = 53, k = 37;
+    float *a = malloc(m * k * 4), *b = malloc(k * n * 4), *out = malloc(m * n * 4);
+    assert_true(a && b && out);
+    xt_random_f32(a, m * k, 11, -1, 1);
+    xt_random_f32(b, k * n, 12, -1, 1);
+    xgpu_buffer *ba, *bb, *bc;
+    XT_OK(xgpu_buffer_create(xt.ctx, m * k * 4, &ba));
+    XT_OK(xgpu_buffer_create(xt.ctx, k * n * 4, &bb));
+    XT_OK(xgpu_buffer_create(xt.ctx, m * n * 4, &bc));
+    XT_OK(xgpu_buffer_write(xt.queue, ba, 0, a, m * k * 4, true, NULL));
+    XT_OK(xgpu_buffer_write(xt.queue, bb, 0, b, k * n * 4, true, NULL));
+    const unsigned char ff = 0xff; /* NaN: an element never written fails */
+    XT_OK(xgpu_buffer_fill(xt.queue, bc, 0, m * n * 4, &ff, 1, NULL));
+    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, m,   n, k, 1.0,
+                        0.0,      {ba, 0, k},     {bb, 0, n},    {bc, 0, n},    NULL};
+    XT_OK(xgpu_gemm(xt.queue, &d, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, bc, 0, out, m * n * 4, true, NULL));
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < n; j++) {
+            double want = 0;
+            for (size_t l = 0; l < k; l++) {
+                want += (double)a[i * k + l] * b[l * n + j];
+            }
+            if (!(fabs(out[i * n + j] - want) <= 1e-4)) {
+                fail_msg("C[%zu][%zu] = %g, expected %g with %s", i, j, out[i * n + j], want,
+                         c.params);
+            }
+        }
+    }
+    XT_OK(xgpu_buffer_release(ba));
+    XT_OK(xgpu_buffer_release(bb));
+    XT_OK(xgpu_buffer_release(bc));
+    free(a);
+    free(b);
+    free(out);
+}
+
+static void damaged_database_is_set_aside(void **state) {
+    (void)state;
+    FILE *f = fopen(db(), "w");
+    assert_non_null(f);
+    fputs("{\"schema\": \"xgpu.tune/1\", \"records\": [{\"kernel\":", f);
+    fclose(f);
+    char aside[4200];
+    snprintf(aside, sizeof aside, "%s.damaged", db());
+    unlink(aside);
+    xgpu_tune_options o = quick(1);
+    XT_OK(xgpu_tune(xt.queue, "argmax", XGPU_F32, &o, NULL));
+    assert_int_equal(access(aside, R_OK), 0);
+    xgpu_tune_choice c;
+    XT_OK(xgpu_tune_lookup(xt.ctx, "argmax", XGPU_F32, 1 << 20, &c));
+    assert_non_null(strstr(c.source, "this device"));
+    unlink(aside);
+}
+
+static void tuning_off_uses_defaults(void **state) {
+    (void)state;
+    setenv("XGPU_TUNE", "off", 1);
+    xgpu_tune_choice c;
+    /* min and max share one entry; none was tuned here, and off wins. */
+    XT_OK(xgpu_tune_lookup(xt.ctx, "minmax", XGPU_F32, 1 << 20, &c));
+    assert_non_null(strstr(c.source, "XGPU_TUNE=off"));
+    unsetenv("XGPU_TUNE");
+}
+
+static void bad_arguments_are_refused(void **state) {
+    (void)state;
+    xgpu_tune_options o = quick(1);
+    xgpu_tune_choice c;
+    XT_FAILS(xgpu_tune(NULL, "sum", XGPU_F32, &o, NULL), XGPU_ERROR_INVALID_HANDLE, "queue");
+    XT_FAILS(xgpu_tune(xt.queue, "nosuch", XGPU_F32, &o, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "'nosuch'");
+    XT_FAILS(xgpu_tune(xt.queue, NULL, XGPU_F32, &o, NULL), XGPU_ERROR_INVALID_ARGUMENT, NULL);
+    XT_FAILS(xgpu_tune(xt.queue, "gemm", XGPU_I32, &o, NULL), XGPU_ERROR_UNSUPPORTED, "i32");
+    XT_FAILS(xgpu_tune(xt.queue, "stream", XGPU_F16, &o, NULL), XGPU_ERROR_UNSUPPORTED, "f16");
+    o.seconds = -1;
+    XT_FAILS(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "seconds");
+    o.seconds = NAN;
+    XT_FAILS(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "seconds");
+    XT_FAILS(xgpu_tune_lookup(NULL, "sum", XGPU_F32, 1, &c), XGPU_ERROR_INVALID_HANDLE, "context");
+    XT_FAILS(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "choice");
+    XT_FAILS(xgpu_tune_lookup(xt.ctx, "sums", XGPU_F32, 1, &c), XGPU_ERROR_INVALID_ARGUMENT,
+             "'sums'");
+    char small[4];
+    XT_FAILS(xgpu_tune_db_path(NULL, 10), XGPU_ERROR_INVALID_ARGUMENT, "NULL");
+    XT_FAILS(xgpu_tune_db_path(small, sizeof small), XGPU_ERROR_INVALID_SIZE, "bytes");
+    char path[4200];
+    XT_OK(xgpu_tune_db_path(path, sizeof path));
+    assert_string_equal(path, db());
+    /* A database that cannot be written (its folder is a file): the tune
+     * fails and says where. */
+    char file[4200], bad[4300];
+    snprintf(file, sizeof file, "%s.notafolder", db());
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(bad, sizeof bad, "%s/tune.json", file);
+    o = quick(1);
+    o.db = bad;
+    XT_FAILS(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, NULL), XGPU_ERROR_IO, ".notafolder");
+    unlink(file);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tune_is_stored_found_and_used),
+        cmocka_unit_test(tune_resumes),
+        cmocka_unit_test(gemm_tuned_is_right),
+        cmocka_unit_test(damaged_database_is_set_aside),
+        cmocka_unit_test(tuning_off_uses_defaults),
+        cmocka_unit_test(bad_arguments_are_refused),
+    };
+    return XT_RUN("tune", tests);
+}
