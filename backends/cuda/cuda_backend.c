@@ -1,18 +1,57 @@
 /* CUDA backend: ABI entry, probe, device info and the hook table. Built
  * without any CUDA header or library; libcuda.so.1 is loaded at probe time,
  * NVRTC at the first program build. */
+#define _GNU_SOURCE
 #include "cuda_internal.h"
 #include "embedded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The device nodes through which libcuda reaches a GPU: the NVIDIA kernel
+ * driver's (/dev/nvidiactl, /dev/nvidia0; the NVIDIA container toolkit
+ * passes these), WSL 2's GPU paravirtualisation (/dev/dxg, where libcuda
+ * talks to the Windows driver) and the Jetson integrated GPU's nvgpu
+ * driver (/dev/nvhost-ctrl-gpu), which has no /dev/nvidia*. */
+static const char *const device_nodes[] = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg",
+                                           "/dev/nvhost-ctrl-gpu"};
+
+/* Without any of those nodes the driver library can see no GPU: loading it
+ * (and cuInit) only to hear that is skipped, unless the driver library is
+ * named (XGPU_CUDA_DRIVER: the tests' fake drivers) or XGPU_CUDA_PROBE=always
+ * asks for it (gpuinfo --doctor does). */
+static bool driver_pointless(void) {
+    const char *probe = getenv("XGPU_CUDA_PROBE");
+    const char *driver = secure_getenv("XGPU_CUDA_DRIVER");
+    if ((probe && !strcmp(probe, "always")) || (driver && *driver)) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof device_nodes / sizeof device_nodes[0]; i++) {
+        if (access(device_nodes[i], F_OK) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
 
 static xgpu_status cu_probe(const xgpu_core_services *services, void **state, char *reason,
                             size_t reason_size) {
+    *state = NULL;
+    if (driver_pointless()) {
+        services->library(CU_BACKEND_NAME, "libcuda.so.1", NULL, false,
+                          "not loaded: without /dev/nvidiactl or /dev/nvidia0 it can see no GPU");
+        snprintf(reason, reason_size,
+                 "neither /dev/nvidiactl nor /dev/nvidia0 exists (nor WSL's /dev/dxg or a "
+                 "Jetson's /dev/nvhost-ctrl-gpu), so the "
+                 "NVIDIA kernel driver is not loaded (in a container: run it with --gpus all "
+                 "through the NVIDIA container toolkit); the CUDA driver library was not loaded "
+                 "(gpuinfo --doctor loads it; XGPU_CUDA_PROBE=always does too)");
+        return XGPU_ERROR_NO_DEVICE;
+    }
     cu__services = services;
     xgpu__rt_services = services;
-    *state = NULL;
     cu_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(reason, reason_size, "out of host memory");

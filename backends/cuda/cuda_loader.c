@@ -177,7 +177,7 @@ xgpu_status cu__driver_load(cu_driver *drv, int *driver_version, char *reason, s
                  "the NVIDIA driver library %s was not found (%s); install the NVIDIA driver "
                  "(it provides libcuda.so.1)%s",
                  file, err ? err : "dlopen failed",
-                 override ? "; XGPU_CUDA_DRIVER names this file" : "");
+                 override && *override ? "; XGPU_CUDA_DRIVER names this file" : "");
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     snprintf(drv->path, sizeof drv->path, "%s", file);

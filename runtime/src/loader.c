@@ -31,6 +31,20 @@
 static const char *const known_backends[] = {"cuda", "hip", "opencl"};
 #define KNOWN_COUNT (sizeof known_backends / sizeof known_backends[0])
 
+/* Backends loaded only when XGPU_BACKENDS names them, ranked after all
+ * others: the null backend does no work (it measures the core's own costs)
+ * and must never be listed, chosen or benchmarked unless asked for. */
+static const char *const opt_in_backends[] = {"null"};
+
+static bool opt_in(const char *name) {
+    for (size_t i = 0; i < sizeof opt_in_backends / sizeof opt_in_backends[0]; i++) {
+        if (!strcmp(name, opt_in_backends[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 typedef struct candidate {
     char name[32];
     char path[512];
@@ -50,7 +64,7 @@ static int backend_rank(const char *name) {
             return (int)i;
         }
     }
-    return (int)KNOWN_COUNT;
+    return (int)KNOWN_COUNT + opt_in(name);
 }
 
 static candidate *find_candidate(candidate_list *list, const char *name) {
@@ -125,8 +139,9 @@ static void scan_dir(candidate_list *list, const char *dir, const xgpu__backend_
             xgpu__log("loader", XGPU_LOG_DEBUG, "skip %s/%s: path too long", dir, f);
             continue;
         }
-        if (!xgpu__backend_list_has(filter, name)) {
-            xgpu__log("loader", XGPU_LOG_DEBUG, "skip %s: not in XGPU_BACKENDS", path);
+        if (!xgpu__backend_list_has(filter, name) || (!filter && opt_in(name))) {
+            xgpu__log("loader", XGPU_LOG_DEBUG, "skip %s: not in XGPU_BACKENDS%s", path,
+                      filter ? "" : " (loaded only when named there)");
             continue;
         }
         add_candidate(list, name, path);

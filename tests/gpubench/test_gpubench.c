@@ -7,6 +7,7 @@
 #include "xt_file.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +101,52 @@ static void json_and_csv_parse(void **state) {
     }
     assert_int_equal(lines, n + 1); /* header + one row per result */
     assert_true(strncmp(csv, "host,bench,impl,device", 22) == 0);
+    free(csv);
+}
+
+/* The launch benchmark reports the core's own cost per launch, measured on
+ * the null backend in a child run, in the table, the JSON and the CSV.
+ * Only that it is there and sane: the 0.3 us goal is the benchmark's to
+ * show, never a test's to assert. */
+static void launch_reports_core_overhead(void **state) {
+    (void)state;
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s -b launch --json gb-core.json --csv gb-core.csv", GPUBENCH);
+    char *out = run(cmd, &status);
+    if (status != 0 || !strstr(out, "core overhead") || !strstr(out, "x the raw ")) {
+        fail_msg("gpubench -b launch: status %d, no core-overhead row:\n%s", status, out);
+    }
+    free(out);
+    char *text = xt_read_file("gb-core.json", NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    int rows = 0;
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        if (strcmp(cJSON_GetObjectItem(r, "shape")->valuestring, "core overhead")) {
+            continue;
+        }
+        rows++;
+        assert_string_equal(cJSON_GetObjectItem(r, "bench")->valuestring, "launch");
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(r, "verified")));
+        double us = cJSON_GetObjectItem(r, "us")->valuedouble;
+        double median = cJSON_GetObjectItem(r, "median_s")->valuedouble;
+        assert_true(isfinite(us) && us > 0);
+        assert_true(isfinite(median) && median > 0 &&
+                    median <= cJSON_GetObjectItem(r, "max_s")->valuedouble);
+        assert_true(cJSON_GetObjectItem(r, "reps")->valueint > 0);
+    }
+    assert_int_equal(rows, 1);
+    /* The null backend ran in the child only: this run's devices lack it. */
+    assert_null(strstr(text, "null device"));
+    cJSON_Delete(root);
+    free(text);
+    char *csv = xt_read_file("gb-core.csv", NULL);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\"launch\",\"xgpu\""));
+    assert_non_null(strstr(csv, "\"core overhead\""));
     free(csv);
 }
 
@@ -622,6 +669,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(verification_catches_injected_errors),
         cmocka_unit_test(json_and_csv_parse),
+        cmocka_unit_test(launch_reports_core_overhead),
         cmocka_unit_test(report_merges_two_machines),
         cmocka_unit_test(report_refuses_bad_files),
         cmocka_unit_test(report_escapes_markdown),

@@ -205,6 +205,22 @@ static void first_directory_wins(void **state) {
     assert_string_equal(b->path, STUB_DIR "/libxgpu-stubok.so");
 }
 
+/* The null backend does no work: found in a searched folder, it is loaded
+ * only when XGPU_BACKENDS names it, and then ranked after every other. */
+static void null_backend_is_loaded_only_when_named(void **state) {
+    (void)state;
+    load(NULL_PLUGIN_DIR ":" STUB_DIR, NULL);
+    for (uint32_t i = 0; i < reg.backend_count; i++) {
+        assert_string_not_equal(reg.backends[i].name, "null");
+    }
+    xgpu__registry_free(&reg);
+    load(NULL_PLUGIN_DIR ":" STUB_DIR, "null,stubok");
+    assert_true(find("null")->available);
+    assert_int_equal(reg.device_count, 2);
+    assert_string_equal(reg.devices[0].info.backend, "stubok");
+    assert_string_equal(reg.devices[1].info.backend, "null");
+}
+
 /* A vendor stack that installs its own alternate signal stack on the probe
  * thread (pocl's LLVM does) must not leave it there when the thread exits:
  * ASan aborts the process ("unable to unmap") when it finds a stack it did
@@ -284,6 +300,7 @@ int main(void) {
         cmocka_unit_test_teardown(known_backends_are_listed_even_without_plugins, teardown),
         cmocka_unit_test_teardown(relative_and_empty_directories_are_never_searched, teardown),
         cmocka_unit_test_teardown(first_directory_wins, teardown),
+        cmocka_unit_test_teardown(null_backend_is_loaded_only_when_named, teardown),
         cmocka_unit_test_teardown(probe_thread_ends_with_its_own_signal_stack, teardown),
         cmocka_unit_test_teardown(incredible_device_count_is_refused, teardown),
         cmocka_unit_test_teardown(unreadable_backend_list_gives_a_reason, teardown),

@@ -497,6 +497,59 @@ static gb_result *launch_row(gb_env *env, const char *impl, const char *what, co
     return r;
 }
 
+/* The null device does no work: only the core's cost per launch is timed,
+ * in batches, since one launch is near the clock's own cost. Every launch
+ * must succeed. */
+static void null_device_row(gb_env *env, xgpu_kernel *k, const xgpu_range *range,
+                            const xgpu_arg *args, double first) {
+    double per[LAUNCHES];
+    int failed = gb_core_series(env, k, range, args, per, LAUNCHES);
+    bool ok = failed == 0 && !gb_inject("launch");
+    gb_result *r = launch_row(env, "xgpu", GB_CORE_SHAPE, per, LAUNCHES, first, ok);
+    if (r) {
+        snprintf(r->note, sizeof r->note,
+                 "xgpu_launch on a backend that does no work; %d batches of %d launches, %d "
+                 "failed",
+                 LAUNCHES, GB_CORE_BATCH, failed);
+    }
+}
+
+/* Beside the raw launch: the core's share of xgpu's enqueue, from the null
+ * backend in a child run (launch_core.c). When it cannot be measured the
+ * reason goes to the xgpu enqueue row's note instead, as for the raw
+ * launch. */
+static void core_row(gb_env *env, size_t xgpu_row, double raw_median, const char *raw_call) {
+    gb_stats t;
+    bool verified = false;
+    char why[512];
+    if (gb_core_from_child(&t, &verified, why, sizeof why) != 0) {
+        gb_result *x = &env->results[xgpu_row];
+        size_t used = strlen(x->note);
+        snprintf(x->note + used, sizeof x->note - used, "; core overhead not measured: %s", why);
+        return;
+    }
+    double xgpu_median = env->results[xgpu_row].t.median;
+    gb_result *c = gb_add(env, "launch", "xgpu", "-", GB_CORE_SHAPE, 0);
+    if (!c) {
+        return;
+    }
+    c->t = t;
+    c->unit = "us";
+    c->rate = t.median * 1e6;
+    c->verified = verified;
+    char base[96];
+    if (raw_median > 0) {
+        snprintf(base, sizeof base, "the raw %s", raw_call);
+    } else {
+        snprintf(base, sizeof base, "xgpu's enqueue");
+    }
+    snprintf(c->note, sizeof c->note,
+             "core overhead %.3f us = %.3fx %s; xgpu_launch on the null backend "
+             "(XGPU_BACKENDS=null, no work) in a child run, %d batches of %d launches",
+             t.median * 1e6, t.median / (raw_median > 0 ? raw_median : xgpu_median), base, t.reps,
+             GB_CORE_BATCH);
+}
+
 void gb_bench_launch(gb_env *env) {
     xgpu_program *p = NULL;
     xgpu_kernel *k = NULL;
@@ -515,6 +568,10 @@ void gb_bench_launch(gb_env *env) {
     xgpu_launch(env->queue, k, &range, 1, args, NULL);
     xgpu_queue_finish(env->queue);
     double first = gb_now() - t0;
+    if (!strcmp(env->info.backend, "null")) {
+        null_device_row(env, k, &range, args, first);
+        goto done;
+    }
     /* The backend's own launch on the same kernel, queue and buffer, timed
      * in the same loop, one xgpu launch and one raw launch in turn, so that
      * the ratio is not skewed by the host's state drifting. */
@@ -586,6 +643,9 @@ void gb_bench_launch(gb_env *env) {
         }
         if (raw_error && r) {
             snprintf(r->note, sizeof r->note, "%s returned %d", raw.call, raw_error);
+        }
+        if (s == 0 && x) {
+            core_row(env, at, r ? r->t.median : 0, raw.call);
         }
     }
 done:

@@ -83,6 +83,21 @@ void gb_bench_stream(gb_env *env);
 void gb_bench_transfer(gb_env *env);
 void gb_bench_launch(gb_env *env);
 
+/* launch_core.c: the core's own cost per xgpu_launch, on the null backend
+ * (backends/null), whose hooks do no work. */
+#define GB_CORE_SHAPE "core overhead" /* the row's shape */
+enum { GB_CORE_BATCH = 100 };         /* launches per timed sample */
+#define GB_CORE_JSON_MAX ((size_t)1 << 20)
+/* On the null device: `n` samples of GB_CORE_BATCH launches of `k` with
+ * one argument, each sample the seconds per launch. Returns how many
+ * launches failed. */
+int gb_core_series(gb_env *env, xgpu_kernel *k, const xgpu_range *range, const xgpu_arg *args,
+                   double *series, int n);
+/* From a run on any other device: the null device's row, measured once per
+ * process by running this gpubench again with XGPU_BACKENDS=null. 0, or -1
+ * with the reason in `why`. */
+int gb_core_from_child(gb_stats *t, bool *verified, char *why, size_t why_size);
+
 /* output.c */
 void gb_print_table(FILE *out, const gb_result *r, size_t n);
 /* Write to an open file (outfile.h: written to a temporary, renamed at the

@@ -88,8 +88,10 @@ int main(int argc, char **argv) {
         }
     }
     if (mode == MODE_DOCTOR) {
-        /* The doctor reports the HIP runtime's version even where it
-         * cannot see a GPU, so the backend must load it. */
+        /* The doctor reports the CUDA driver's and the HIP runtime's
+         * versions even where they cannot see a GPU, so the backends must
+         * load them. */
+        setenv("XGPU_CUDA_PROBE", "always", 0);
         setenv("XGPU_HIP_PROBE", "always", 0);
     }
     gi_device *all = NULL;
