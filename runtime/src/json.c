@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -211,6 +212,12 @@ static bool parse_number(parser *p, double *out) {
     }
     memcpy(buf, p->s + p->pos, i - p->pos);
     buf[i - p->pos] = '\0';
+    /* strtod reads the locale's decimal point; JSON's is '.'. */
+    const char *point = localeconv()->decimal_point;
+    char *dot = strchr(buf, '.');
+    if (dot && point && point[0] && !point[1]) {
+        *dot = point[0];
+    }
     errno = 0;
     *out = strtod(buf, NULL);
     if (!isfinite(*out)) {
@@ -382,4 +389,16 @@ void xgpu__json_write_string(FILE *f, const char *s) {
         }
     }
     fputc('"', f);
+}
+
+void xgpu__json_write_number(FILE *f, double v) {
+    char text[40];
+    snprintf(text, sizeof text, "%.6g", v);
+    /* A locale may print a decimal comma; JSON wants '.'. */
+    const char *point = localeconv()->decimal_point;
+    char *at = point && point[0] && !point[1] ? strchr(text, point[0]) : NULL;
+    if (at) {
+        *at = '.';
+    }
+    fputs(text, f);
 }

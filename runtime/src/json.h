@@ -39,6 +39,8 @@ const char *xgpu__json_string(const xgpu__json *obj, const char *key);
 /* The member's number; false when absent or not a number. */
 bool xgpu__json_number(const xgpu__json *obj, const char *key, double *out);
 
+/* Writes v with six significant digits and a '.' whatever the locale. */
+void xgpu__json_write_number(FILE *f, double v);
 /* Writes `s` as a JSON string, quotes included. */
 void xgpu__json_write_string(FILE *f, const char *s);
 

@@ -254,7 +254,11 @@ static xgpu_status measure(search *s, const xgpu__tune_values *v, bool is_defaul
         status = "launch";
         snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
     } else {
-        rate = xgpu__tune_problem_work(s->prob) / median / 1e9;
+        /* Six digits, as the database keeps it: a resumed record compares
+         * alike with a fresh one. */
+        char text[32];
+        snprintf(text, sizeof text, "%.6g", xgpu__tune_problem_work(s->prob) / median / 1e9);
+        rate = strtod(text, NULL);
     }
     xgpu__error_restore(saved);
     if (st == XGPU_ERROR_DEVICE_LOST || st == XGPU_ERROR_OUT_OF_DEVICE_MEMORY) {

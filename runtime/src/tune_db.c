@@ -378,14 +378,18 @@ static void write_record(FILE *f, const xgpu__tune_record *r, bool last) {
     write_field(f, "tuned", r->tuned, true);
     fprintf(f, "\"complete\": %s,\n     ", r->complete ? "true" : "false");
     write_field(f, "best", r->best, true);
-    fprintf(f, "\"rate\": %.6g, ", r->best_rate);
+    fputs("\"rate\": ", f);
+    xgpu__json_write_number(f, r->best_rate);
+    fputs(", ", f);
     write_field(f, "unit", r->unit, true);
     fputs("\n     \"tried\": [", f);
     for (size_t i = 0; i < r->ntried; i++) {
         const xgpu__tune_try *t = &r->tried[i];
         fputs(i ? ",\n       {" : "\n       {", f);
         write_field(f, "params", t->params, true);
-        fprintf(f, "\"rate\": %.6g, ", t->rate);
+        fputs("\"rate\": ", f);
+        xgpu__json_write_number(f, t->rate);
+        fputs(", ", f);
         write_field(f, "status", t->status, false);
         fputc('}', f);
     }

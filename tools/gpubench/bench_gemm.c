@@ -147,6 +147,7 @@ static void one_case(gb_env *env, size_t m, size_t n, size_t k, xgpu_dtype dt, b
     gb_result *r = gb_add(env, "gemm", "xgpu", dts, shape, (double)n);
     if (r && gb_time_device(env, run_xgpu, &g, &r->t, &r->first_s) == 0) {
         finish_row(env, r, &g, ha, hb, hc, elem);
+        gb_note_params(env, r, "gemm", dt, m * n * k);
     } else if (r) {
         snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
         r->unit = "GFLOP/s";

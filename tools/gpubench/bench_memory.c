@@ -35,12 +35,13 @@ typedef struct reduce_case {
     xgpu_dtype dtype;
     xgpu_buffer *in, *out;
     size_t n;
+    xgpu_reduce_op op; /* 0: the sum */
 } reduce_case;
 
 static int run_reduce(gb_env *env, void *arg) {
     reduce_case *c = arg;
-    return xgpu_reduce(env->queue, XGPU_REDUCE_SUM, c->dtype, c->in, 0, c->n, c->out, 0, NULL) ==
-                   XGPU_SUCCESS
+    xgpu_reduce_op op = c->op ? c->op : XGPU_REDUCE_SUM;
+    return xgpu_reduce(env->queue, op, c->dtype, c->in, 0, c->n, c->out, 0, NULL) == XGPU_SUCCESS
                ? 0
                : -1;
 }
@@ -114,6 +115,45 @@ static void clpeak_row(gb_env *env) {
     }
 }
 
+/* min, max and argmax of the fp32 input beside its sum: verified against
+ * the host's, with the time as a multiple of the sum's. */
+static void minmax_rows(gb_env *env, const reduce_case *sum, double lo, double hi, size_t at,
+                        double sum_s, double bytes) {
+    static const xgpu_reduce_op ops[] = {XGPU_REDUCE_MIN, XGPU_REDUCE_MAX, XGPU_REDUCE_ARGMAX};
+    static const char *const names[] = {"min", "max", "argmax"};
+    for (int o = 0; o < 3; o++) {
+        reduce_case c = *sum;
+        c.op = ops[o];
+        char shape[64], what[96];
+        shape_mib(shape, sizeof shape, names[o], bytes);
+        snprintf(what, sizeof what, "reduce f32 %s", shape);
+        gb_progress(env, what);
+        gb_result *r = gb_add(env, "reduce", "xgpu", "f32", shape, bytes);
+        if (!r) {
+            return;
+        }
+        if (gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) != 0) {
+            snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+            continue;
+        }
+        unsigned char res[8] = {0};
+        xgpu_buffer_read(env->queue, c.out, 0, res, 8, true, NULL);
+        if (ops[o] == XGPU_REDUCE_ARGMAX) {
+            uint64_t got;
+            memcpy(&got, res, 8);
+            r->verified = got == at;
+        } else {
+            float got;
+            memcpy(&got, res, 4);
+            r->verified = got == (float)(ops[o] == XGPU_REDUCE_MIN ? lo : hi);
+        }
+        set_bandwidth(env, r, bytes);
+        snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum_s);
+        gb_note_params(env, r, ops[o] == XGPU_REDUCE_ARGMAX ? "argmax" : "minmax", XGPU_F32,
+                       (size_t)bytes);
+    }
+}
+
 void gb_bench_reduce(gb_env *env) {
     static const double quick[] = {1, 64, 256}, full[] = {1, 4, 16, 64, 256, 1024};
     const double *mib = env->opt->full ? full : quick;
@@ -136,7 +176,7 @@ void gb_bench_reduce(gb_env *env) {
                 continue;
             }
             size_t elem = xgpu_dtype_size(types[t]), n = (size_t)bytes / elem;
-            reduce_case c = {types[t], NULL, NULL, n};
+            reduce_case c = {types[t], NULL, NULL, n, (xgpu_reduce_op)0};
             unsigned char *h = malloc(n * elem);
             if (!h || xgpu_buffer_create(env->ctx, n * elem, &c.in) ||
                 xgpu_buffer_create(env->ctx, 8, &c.out)) {
@@ -145,7 +185,8 @@ void gb_bench_reduce(gb_env *env) {
                 continue;
             }
             uint32_t seed = 5;
-            double ref = 0, comp = 0, sum_abs = 0;
+            double ref = 0, comp = 0, sum_abs = 0, lo = INFINITY, hi = -INFINITY;
+            size_t max_at = 0;
             for (size_t i = 0; i < n; i++) {
                 uint32_t r = gb_rand(&seed);
                 double v;
@@ -163,6 +204,11 @@ void gb_bench_reduce(gb_env *env) {
                         memcpy(h + i * elem, &v, 8);
                     }
                 }
+                if (v > hi) {
+                    hi = v;
+                    max_at = i;
+                }
+                lo = v < lo ? v : lo;
                 double y = v - comp, u = ref + y;
                 comp = (u - ref) - y;
                 ref = u;
@@ -208,6 +254,13 @@ void gb_bench_reduce(gb_env *env) {
             if (r && copy > 0 && r->verified) {
                 snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
                          r->rate / copy, copy);
+            }
+            if (r && r->verified) {
+                gb_note_params(env, r, "sum", types[t], n * elem);
+            }
+            if (types[t] == XGPU_F32 && r && r->verified) {
+                double sum_s = r->t.median;
+                minmax_rows(env, &c, lo, hi, max_at, sum_s, bytes);
             }
             free(h);
             xgpu_buffer_release(c.in);

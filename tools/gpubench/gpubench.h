@@ -124,6 +124,10 @@ int gb_local_rank(const char **variable);
 
 /* report.c: gpubench report FILE... */
 int gb_report(int argc, char **argv);
+/* Appends to r's note where the library call took its parameters from:
+ * "tuned params (this device)" or "built-in params" (tune.c). */
+void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
+                    size_t size);
 /* `gpubench tune ...` (tune.c): the exit status. */
 int gb_tune(int argc, char **argv);
 /* Every device, or those `selector` matches, into a calloc'ed array; 0, or

@@ -21,7 +21,29 @@ typedef struct smoke_result {
     char name[256];
     int pass;
     char detail[1024];
+    char tuning[3][300]; /* where gemm, sum and stream take their parameters from */
 } smoke_result;
+
+/* Which parameters the library kernels would use on this context, for
+ * the large problems, and where they come from. */
+static void tuning_of(xgpu_context *ctx, smoke_result *r) {
+    static const char *const kernels[] = {"gemm", "sum", "stream"};
+    static const size_t sizes[] = {(size_t)1024 * 1024 * 1024, (size_t)256 << 20,
+                                   (size_t)128 << 20};
+    for (int i = 0; i < 3; i++) {
+        xgpu_tune_choice c;
+        if (xgpu_tune_lookup(ctx, kernels[i], XGPU_F32, sizes[i], &c) != XGPU_SUCCESS) {
+            snprintf(r->tuning[i], sizeof r->tuning[i], "%s: %s", kernels[i],
+                     xgpu_last_error()->message);
+        } else if (c.rate > 0) {
+            snprintf(r->tuning[i], sizeof r->tuning[i], "%-6s f32 large: %s, %.4g %s: %s",
+                     kernels[i], c.source, c.rate, c.unit, c.params);
+        } else {
+            snprintf(r->tuning[i], sizeof r->tuning[i], "%-6s f32 large: %s: %s", kernels[i],
+                     c.source, c.params);
+        }
+    }
+}
 
 static const char *smoke_source =
     "XGPU_KERNEL void smoke(XGPU_GLOBAL const float *x, XGPU_GLOBAL float *y, xgpu_u32 n) {\n"
@@ -60,6 +82,7 @@ static void smoke(xgpu_device *dev, const xgpu_device_info *info, smoke_result *
         y[i] = NAN;
     }
     SMOKE_STEP(xgpu_context_create(dev, &ctx));
+    tuning_of(ctx, r);
     SMOKE_STEP(xgpu_queue_create(ctx, &q));
     SMOKE_STEP(xgpu_buffer_create(ctx, sizeof x, &bx));
     SMOKE_STEP(xgpu_buffer_create(ctx, sizeof y, &by));
@@ -259,12 +282,21 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
     }
     /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
      * CONDA_PREFIX lead the CUDA backend to NVRTC. */
-    static const char *const vars[] = {
-        "XGPU_BACKENDS",       "XGPU_PLUGIN_PATH",     "CUDA_VISIBLE_DEVICES",
-        "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "OCL_ICD_VENDORS",
-        "XGPU_CUDA_DRIVER",    "XGPU_NVRTC",           "CUDA_PATH",
-        "VIRTUAL_ENV",         "CONDA_PREFIX",         "XGPU_CACHE",
-        "XGPU_CACHE_DIR"};
+    static const char *const vars[] = {"XGPU_BACKENDS",
+                                       "XGPU_PLUGIN_PATH",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "HIP_VISIBLE_DEVICES",
+                                       "ROCR_VISIBLE_DEVICES",
+                                       "OCL_ICD_VENDORS",
+                                       "XGPU_CUDA_DRIVER",
+                                       "XGPU_NVRTC",
+                                       "CUDA_PATH",
+                                       "VIRTUAL_ENV",
+                                       "CONDA_PREFIX",
+                                       "XGPU_CACHE",
+                                       "XGPU_CACHE_DIR",
+                                       "XGPU_TUNE",
+                                       "XGPU_TUNE_DB"};
     fprintf(out, "environment\n");
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
@@ -283,6 +315,24 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
              (double)cache.limit_bytes / 1048576.0);
     } else {
         line(out, "info", "off: %s (programs are compiled every run)", cache.reason);
+    }
+    fprintf(out, "tuning database\n");
+    char tune_path[4096];
+    struct stat ts;
+    if (xgpu_tune_db_path(tune_path, sizeof tune_path) != XGPU_SUCCESS) {
+        line(out, "info", "none: %s (the built-in parameters are used)",
+             xgpu_last_error()->message);
+    } else if (stat(tune_path, &ts) == 0) {
+        line(out, "ok", "%s (%lld bytes; gpubench tune adds to it)", tune_path,
+             (long long)ts.st_size);
+    } else {
+        line(out, "info", "%s does not exist yet: run gpubench tune", tune_path);
+    }
+    for (uint32_t i = 0; i < r; i++) {
+        for (int k = 0; k < 3 && results[i].tuning[k][0]; k++) {
+            line(out, strstr(results[i].tuning[k], "tuned") ? "ok" : "-", "%-10s %s",
+                 results[i].path, results[i].tuning[k]);
+        }
     }
     fprintf(out, "smoke test: build and run a kernel on every device path\n");
     for (uint32_t i = 0; i < r; i++) {
