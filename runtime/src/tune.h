@@ -161,17 +161,13 @@ typedef struct xgpu__tune_memo {
 
 /* The key of the context's device for a kernel. */
 void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_key *key);
-/* The parameters a library call uses: the database's fit, else the
- * built-in default; remembered per context (one lock and a short scan
- * after the first call). */
+/* The parameters a library call uses: the databases' closest fit, else
+ * the built-in default; remembered per context (one lock and a short scan
+ * after the first call; the databases are read for the first only). */
 void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                        xgpu__tune_class cls, xgpu__tune_choice *out);
-/* Forgets what every context remembered and the loaded database: the
- * tuner calls it after storing a result. */
+/* Makes every context choose again (reading the databases afresh): the
+ * tuner calls it after storing results. */
 void xgpu__tune_forget(void);
-/* The user's database path (or "") and why it is not used (or ""), and
- * how many records each database holds. */
-void xgpu__tune_db_state(char *path, size_t path_size, char *why, size_t why_size,
-                         size_t *user_records, size_t *shipped_records);
 
 #endif

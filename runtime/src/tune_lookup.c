@@ -1,7 +1,8 @@
 /* Which parameters a library call uses: the closest entry of the user's
  * tuning database or of the one built into the library, else the built-in
- * default. Databases are read once per process (again after a tune stores
- * a result); each context remembers its choices. */
+ * default. Each context remembers its choices; the databases are read for
+ * a context's first call of a kind (again after a tune stores results),
+ * and nothing of them stays allocated. */
 #define _GNU_SOURCE
 #include "internal.h"
 #include "kcache.h"
@@ -13,11 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t db_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool loaded;
-static xgpu__tune_db user_db, shipped_db;
-static char user_path[XGPU__KCACHE_PATH_MAX];
-static char user_why[512];
+/* Bumped by every tune that stores a result: contexts choose again. */
 static atomic_uint generation = 1;
 
 static pthread_once_t source_once = PTHREAD_ONCE_INIT;
@@ -80,34 +77,28 @@ void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_ke
     snprintf(key->xgpu, sizeof key->xgpu, "%s", xgpu_version_string());
 }
 
-/* Both databases, once; called with db_lock held. */
-static void load(void) {
-    if (loaded) {
-        return;
-    }
-    loaded = true;
+/* Both databases, read afresh: a context asks once per kernel, dtype and
+ * class, and nothing stays allocated between lookups. */
+static void load(xgpu__tune_db *user, xgpu__tune_db *shipped, char *path, size_t path_size,
+                 char *user_why, size_t why_size) {
     user_why[0] = '\0';
     char why[400] = "";
-    if (!xgpu__tune_db_path(user_path, sizeof user_path, why, sizeof why)) {
-        user_path[0] = '\0';
-        snprintf(user_why, sizeof user_why, "no database: %s", why);
-    } else if (!xgpu__tune_db_load(user_path, &user_db, why, sizeof why)) {
-        snprintf(user_why, sizeof user_why, "%s", why);
+    if (!xgpu__tune_db_path(path, path_size, why, sizeof why)) {
+        path[0] = '\0';
+        *user = (xgpu__tune_db){0};
+        snprintf(user_why, why_size, "no database: %s", why);
+    } else if (!xgpu__tune_db_load(path, user, why, sizeof why)) {
+        snprintf(user_why, why_size, "%s", why);
         xgpu__log("tune", XGPU_LOG_WARN, "tuning database not used: %s", why);
     }
-    if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), &shipped_db, why,
+    if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), shipped, why,
                              sizeof why)) {
-        xgpu__log("tune", XGPU_LOG_WARN, "the built-in tuning entries are damaged: %s", why);
+        xgpu__log("tune", XGPU_LOG_WARN, "the built-in tuning entries are not used: %s", why);
     }
 }
 
 void xgpu__tune_forget(void) {
-    pthread_mutex_lock(&db_lock);
-    xgpu__tune_db_free(&user_db);
-    xgpu__tune_db_free(&shipped_db);
-    loaded = false;
     atomic_fetch_add(&generation, 1);
-    pthread_mutex_unlock(&db_lock);
 }
 
 static bool tuning_off(void) {
@@ -115,14 +106,16 @@ static bool tuning_off(void) {
     return v && (!strcmp(v, "off") || !strcmp(v, "0"));
 }
 
-/* The database's choice, or false; called with db_lock held. */
-static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                    xgpu__tune_class cls, xgpu__tune_choice *out) {
+/* The closest verified entry of the two databases that suits the
+ * device, or false. */
+static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                        xgpu__tune_class cls, const xgpu__tune_db *user_db,
+                        const xgpu__tune_db *shipped_db, xgpu__tune_choice *out) {
     xgpu__tune_key key;
     xgpu__tune_key_of(ctx, id, &key);
     const char *kname = xgpu__tune_kernel_get(id)->name, *dname = xgpu_dtype_name(dtype);
     const char *cname = xgpu__tune_class_name(cls);
-    const xgpu__tune_db *dbs[2] = {&user_db, &shipped_db};
+    const xgpu__tune_db *dbs[2] = {user_db, shipped_db};
     const xgpu__tune_record *best = NULL;
     xgpu__tune_level best_level = XGPU__TL_NONE;
     bool best_shipped = false;
@@ -161,6 +154,18 @@ static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype
     return true;
 }
 
+/* The databases' choice, or false. */
+static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                    xgpu__tune_class cls, xgpu__tune_choice *out) {
+    xgpu__tune_db user_db, shipped_db;
+    char path[XGPU__KCACHE_PATH_MAX], why[400];
+    load(&user_db, &shipped_db, path, sizeof path, why, sizeof why);
+    bool found = choose_from(ctx, id, dtype, cls, &user_db, &shipped_db, out);
+    xgpu__tune_db_free(&user_db);
+    xgpu__tune_db_free(&shipped_db);
+    return found;
+}
+
 void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                        xgpu__tune_class cls, xgpu__tune_choice *out) {
     unsigned gen = atomic_load(&generation);
@@ -178,10 +183,7 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dt
     *out = (xgpu__tune_choice){.source = "built-in default", .level = XGPU__TL_NONE};
     bool found = false;
     if (!tuning_off()) {
-        pthread_mutex_lock(&db_lock);
-        load();
         found = from_db(ctx, id, dtype, cls, out);
-        pthread_mutex_unlock(&db_lock);
     } else {
         out->source = "built-in default (XGPU_TUNE=off)";
     }
@@ -202,15 +204,4 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dt
         ctx->tune_memo_count += slot == ctx->tune_memo_count;
     }
     pthread_mutex_unlock(&ctx->lib_lock);
-}
-
-void xgpu__tune_db_state(char *path, size_t path_size, char *why, size_t why_size,
-                         size_t *user_records, size_t *shipped_records) {
-    pthread_mutex_lock(&db_lock);
-    load();
-    snprintf(path, path_size, "%s", user_path);
-    snprintf(why, why_size, "%s", user_why);
-    *user_records = user_db.n;
-    *shipped_records = shipped_db.n;
-    pthread_mutex_unlock(&db_lock);
 }

@@ -639,6 +639,72 @@ static void bad_sizes_and_lists_are_usage_errors(void **state) {
     }
 }
 
+/* gpubench tune: usage errors name the bad value; a short real tune
+ * stores a record that gpubench then uses and says so. */
+static void tune_command(void **state) {
+    (void)state;
+    static const char *const bad[][2] = {
+        {"-k bogus", "'bogus'"},
+        {"-k gemm,", "-k"},
+        {"-k ''", "-k"},
+        {"--dtype f16", "'f16'"},
+        {"--time 0", "--time"},
+        {"--time abc", "--time"},
+        {"--max-mib 0", "--max-mib"},
+        {"--max-mib -1", "--max-mib"},
+        {"--db ''", "--db"},
+        {"--frobnicate", "--frobnicate"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s tune %s", GPUBENCH, bad[i][0]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, bad[i][1])) {
+            fail_msg("gpubench tune %s: status %d, expected 2 naming %s\n%s", bad[i][0], status,
+                     bad[i][1], out);
+        }
+        free(out);
+    }
+    int status = 0;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s tune --help", GPUBENCH);
+    char *out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "resumes"));
+    free(out);
+    char dir[] = "/tmp/gpubench-tune-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "XGPU_TUNE_DB=%s/t.json %s tune -k sum --dtype f32 --time 1 --max-mib 1", dir,
+             GPUBENCH);
+    out = run(cmd, &status);
+    if (status != 0 || !strstr(out, "sum ") || !strstr(out, "group=")) {
+        fail_msg("a short tune: status %d\n%s", status, out);
+    }
+    free(out);
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    char *text = xt_read_file(path, NULL);
+    assert_non_null(text);
+    cJSON *db = cJSON_Parse(text);
+    assert_non_null(db);
+    assert_string_equal(cJSON_GetObjectItem(db, "schema")->valuestring, "xgpu.tune/1");
+    assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(db, "records")) >= 1);
+    cJSON_Delete(db);
+    free(text);
+    /* The benchmark takes the tuned parameters and says so. */
+    snprintf(cmd, sizeof cmd, "XGPU_TUNE_DB=%s/t.json %s -b reduce --dtype f32 --size 1 --reps 3",
+             dir, GPUBENCH);
+    out = run(cmd, &status);
+    if (status != 0 || !strstr(out, "tuned params (this device)")) {
+        fail_msg("gpubench with the tuned database: status %d\n%s", status, out);
+    }
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void size_arithmetic_is_checked(void **state) {
     (void)state;
     char why[256];
@@ -680,6 +746,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(local_rank_from_each_launcher),
         cmocka_unit_test(rank_picks_the_device_and_the_file),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
+        cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),
         cmocka_unit_test(result_files_are_replaced_atomically),
         cmocka_unit_test(interrupted_run_leaves_the_old_file),

@@ -192,6 +192,54 @@ static void nan_never_wins(void **state) {
     XT_OK(xgpu_buffer_release(out));
 }
 
+/* Argmax at sizes that reach the vectorised lanes (CPU: 64 per
+ * work-item) and the tail: all -inf gives the first index, NaN never wins
+ * (all NaN: no index, UINT64_MAX), and the first of equal maxima wins
+ * whichever lane or work-item holds it. */
+static void argmax_edges(void **state) {
+    (void)state;
+    static const size_t lengths[] = {5, 4099, 200003};
+    for (size_t s = 0; s < 3; s++) {
+        size_t n = lengths[s];
+        float *x = malloc(n * sizeof *x);
+        assert_non_null(x);
+        xgpu_buffer *in, *out;
+        XT_OK(xgpu_buffer_create(xt.ctx, n * sizeof *x, &in));
+        XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+        for (int c = 0; c < 4; c++) {
+            uint64_t want = 0;
+            for (size_t i = 0; i < n; i++) {
+                x[i] = c == 0 ? -INFINITY : (c == 1 ? NAN : (float)(i % 7) - 3.0f);
+            }
+            if (c == 1) {
+                want = UINT64_MAX;
+            } else if (c == 2) { /* NaN first, then maxima 3.0 at 3, 10, ...; one 4.0 twice */
+                x[0] = NAN;
+                x[n - 1] = 4.0f;
+                x[n / 2] = 4.0f;
+                want = n / 2;
+            } else if (c == 3) { /* -inf and NaN only, one finite value at the end */
+                for (size_t i = 0; i < n; i++) {
+                    x[i] = i % 2 ? NAN : -INFINITY;
+                }
+                x[n - 1] = -1e30f;
+                want = n - 1;
+            }
+            XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, n * sizeof *x, true, NULL));
+            uint64_t idx = 12345;
+            XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_ARGMAX, XGPU_F32, in, 0, n, out, 0, NULL));
+            XT_OK(xgpu_buffer_read(xt.queue, out, 0, &idx, 8, true, NULL));
+            if (idx != want) {
+                fail_msg("n %zu, case %d: argmax %llu, expected %llu", n, c,
+                         (unsigned long long)idx, (unsigned long long)want);
+            }
+        }
+        XT_OK(xgpu_buffer_release(in));
+        XT_OK(xgpu_buffer_release(out));
+        free(x);
+    }
+}
+
 /* Several reductions into one result array, each at its element index:
  * out_offset s puts slice s's result in out[s]. */
 static void results_land_at_element_offsets(void **state) {
@@ -259,6 +307,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_op_dtype_and_size),
         cmocka_unit_test(nan_never_wins),
+        cmocka_unit_test(argmax_edges),
         cmocka_unit_test(results_land_at_element_offsets),
         cmocka_unit_test(bad_arguments_are_refused),
     };

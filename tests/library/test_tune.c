@@ -60,8 +60,10 @@ static void tune_is_stored_found_and_used(void **state) {
     forget_db();
     xgpu_tune_choice c;
     XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
-    assert_string_equal(c.source, "built-in default");
-    assert_true(c.rate == 0);
+    /* No user database yet: the built-in default, or a shipped entry. */
+    if (strcmp(c.source, "built-in default") != 0 && !strstr(c.source, "built-in database")) {
+        fail_msg("before any tune: %s", c.source);
+    }
     xgpu_tune_options o = quick(2);
     xgpu_tune_summary s;
     XT_OK(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, &s));
@@ -79,7 +81,7 @@ static void tune_is_stored_found_and_used(void **state) {
     assert_string_equal(c.unit, "GB/s");
     /* The large class was not tuned (SMALL keeps the problem small). */
     XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, (size_t)64 << 20, &c));
-    assert_null(strstr(c.source, "this device"));
+    assert_null(strstr(c.source, "user database"));
     /* Used, and right, on sizes it was not tuned on. */
     check_sum(100003, 7);
     check_sum(1, 8);

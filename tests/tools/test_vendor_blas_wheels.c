@@ -60,7 +60,8 @@ static void not_found_says_where_and_what_to_install(void **state) {
     blas_lib l;
     char name[XGPU_PYFOLDER_SIZE + 32], reason[256]; /* gpubench's size */
     assert_int_equal(open_blas(true, cublas, "cublasCreate_v2", "cublasSetStream_v2",
-                               "cublasSgemm_v2", &l, name, sizeof name, reason, sizeof reason),
+                               "cublasSgemm_v2", "cublasDgemm_v2", &l, name, sizeof name, reason,
+                               sizeof reason),
                      -1);
     printf("%s\n", reason);
     assert_string_equal(reason, "not run: cuBLAS (libcublas.so.13/.12) not found in the library "
@@ -84,8 +85,8 @@ static void loads_from_a_wheel(void **state) {
     environment("venv/bin");
     blas_lib l;
     char name[XGPU_PYFOLDER_SIZE + 32] = "", reason[256] = "";
-    int rc = open_blas(true, cublas, "cublasCreate_v2", "cublasSetStream_v2", "cublasSgemm_v2", &l,
-                       name, sizeof name, reason, sizeof reason);
+    int rc = open_blas(true, cublas, "cublasCreate_v2", "cublasSetStream_v2", "cublasSgemm_v2",
+                       "cublasDgemm_v2", &l, name, sizeof name, reason, sizeof reason);
     printf("%s%s\n", name, rc ? reason + strlen("not run:") : ": handle made");
     assert_string_equal(name, want);
 #else

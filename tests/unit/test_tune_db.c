@@ -364,6 +364,25 @@ static void concurrent_writers(void **state) {
     xgpu__tune_db_free(&db);
 }
 
+/* The entries built into the library parse whole: no record is skipped. */
+static void shipped_entries_parse(void **state) {
+    (void)state;
+    xgpu__tune_db db;
+    char why[300] = "";
+    assert_true(
+        xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), &db, why, sizeof why));
+    size_t records = 0;
+    for (const char *p = xgpu__tune_shipped; (p = strstr(p, "\"kernel\"")); p++) {
+        records++;
+    }
+    assert_int_equal(db.n, records);
+    for (size_t i = 0; i < db.n; i++) {
+        assert_true(db.recs[i].best[0] != '\0');
+        assert_true(db.recs[i].best_rate > 0);
+    }
+    xgpu__tune_db_free(&db);
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "%s/xgpu-tune-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -379,9 +398,10 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_reader),    cmocka_unit_test(params_text),
-        cmocka_unit_test(damaged_files),  cmocka_unit_test(fallback_order),
-        cmocka_unit_test(version_change), cmocka_unit_test(concurrent_writers),
+        cmocka_unit_test(json_reader),           cmocka_unit_test(params_text),
+        cmocka_unit_test(damaged_files),         cmocka_unit_test(fallback_order),
+        cmocka_unit_test(version_change),        cmocka_unit_test(concurrent_writers),
+        cmocka_unit_test(shipped_entries_parse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -19,18 +19,20 @@
 #include <clblast_c.h>
 #endif
 
-typedef int (*vendor_call)(void *lib_state, void *queue, void *a, void *b, void *c, size_t m,
-                           size_t n, size_t k);
+typedef int (*vendor_call)(void *lib_state, bool f64, void *queue, void *a, void *b, void *c,
+                           size_t m, size_t n, size_t k);
 
 /* ---- CLBlast ---- */
 #if defined(VB_HAVE_CLBLAST)
-static int clblast_call(void *state, void *queue, void *a, void *b, void *c, size_t m, size_t n,
-                        size_t k) {
+static int clblast_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
+                        size_t n, size_t k) {
     (void)state;
     cl_command_queue q = queue;
     CLBlastStatusCode st =
-        CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
-                     (cl_mem)a, 0, k, (cl_mem)b, 0, n, 0.0f, (cl_mem)c, 0, n, &q, NULL);
+        f64 ? CLBlastDgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
+                           1.0, (cl_mem)a, 0, k, (cl_mem)b, 0, n, 0.0, (cl_mem)c, 0, n, &q, NULL)
+            : CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
+                           1.0f, (cl_mem)a, 0, k, (cl_mem)b, 0, n, 0.0f, (cl_mem)c, 0, n, &q, NULL);
     return st == CLBlastSuccess ? 0 : (int)st;
 }
 #endif
@@ -40,11 +42,14 @@ static int clblast_call(void *state, void *queue, void *a, void *b, void *c, siz
  * operations, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc). */
 typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const void *, int,
                         const void *, int, const float *, void *, int);
+typedef int (*dgemm_fn)(void *, int, int, int, int, int, const double *, const void *, int,
+                        const void *, int, const double *, void *, int);
 
 typedef struct blas_lib {
     void *handle;
     int (*set_stream)(void *handle, void *stream);
     sgemm_fn sgemm;
+    dgemm_fn dgemm;
 } blas_lib;
 
 static void *open_first(const char *const *names, char *loaded, size_t size) {
@@ -83,33 +88,40 @@ static void *open_cublas_wheel(char *loaded, size_t size, size_t *searched) {
     return lib;
 }
 
-static int cublas_call(void *state, void *queue, void *a, void *b, void *c, size_t m, size_t n,
-                       size_t k) {
-    blas_lib *l = state;
+/* Row-major C = A B is column-major C^T = B^T A^T; `none` is the
+ * library's no-transpose (CUBLAS_OP_N = 0, rocblas_operation_none = 111). */
+static int blas_call(blas_lib *l, int none, bool f64, void *queue, void *a, void *b, void *c,
+                     size_t m, size_t n, size_t k) {
     const float one = 1.0f, zero = 0.0f;
+    const double one64 = 1.0, zero64 = 0.0;
     int st = l->set_stream(l->handle, queue);
-    /* Row-major C = A B is column-major C^T = B^T A^T. CUBLAS_OP_N = 0. */
-    return st ? st
-              : l->sgemm(l->handle, 0, 0, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k, &zero,
-                         c, (int)n);
+    if (st) {
+        return st;
+    }
+    if (f64) {
+        return l->dgemm ? l->dgemm(l->handle, none, none, (int)n, (int)m, (int)k, &one64, b, (int)n,
+                                   a, (int)k, &zero64, c, (int)n)
+                        : -1;
+    }
+    return l->sgemm(l->handle, none, none, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k,
+                    &zero, c, (int)n);
 }
 
-static int rocblas_call(void *state, void *queue, void *a, void *b, void *c, size_t m, size_t n,
-                        size_t k) {
-    blas_lib *l = state;
-    const float one = 1.0f, zero = 0.0f;
-    int st = l->set_stream(l->handle, queue);
-    /* rocblas_operation_none = 111 */
-    return st ? st
-              : l->sgemm(l->handle, 111, 111, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k,
-                         &zero, c, (int)n);
+static int cublas_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
+                       size_t n, size_t k) {
+    return blas_call(state, 0, f64, queue, a, b, c, m, n, k);
+}
+
+static int rocblas_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
+                        size_t n, size_t k) {
+    return blas_call(state, 111, f64, queue, a, b, c, m, n, k);
 }
 
 /* Loads cuBLAS (`cuda`) or rocBLAS and makes a handle; -1 with a reason
  * otherwise. */
 static int open_blas(bool cuda, const char *const *names, const char *create,
-                     const char *set_stream, const char *sgemm, blas_lib *l, char *name,
-                     size_t name_size, char *reason, size_t reason_size) {
+                     const char *set_stream, const char *sgemm, const char *dgemm, blas_lib *l,
+                     char *name, size_t name_size, char *reason, size_t reason_size) {
     void *lib = open_first(names, name, name_size);
     size_t wheels = 0;
     if (!lib && cuda) {
@@ -134,6 +146,8 @@ static int open_blas(bool cuda, const char *const *names, const char *create,
     memcpy(&l->set_stream, &sym, sizeof sym);
     sym = dlsym(lib, sgemm);
     memcpy(&l->sgemm, &sym, sizeof sym);
+    sym = dlsym(lib, dgemm); /* may be missing: then DGEMM is not run */
+    memcpy(&l->dgemm, &sym, sizeof sym);
     if (!create_fn || !l->set_stream || !l->sgemm || create_fn(&l->handle) != 0) {
         snprintf(reason, reason_size, "not run: %s: cannot create a handle", name);
         return -1;
@@ -141,9 +155,15 @@ static int open_blas(bool cuda, const char *const *names, const char *create,
     return 0;
 }
 
-int vb_sgemm(xgpu_queue *queue, const char *backend, size_t m, size_t n, size_t k, xgpu_buffer *a,
-             xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size, char *reason,
-             size_t reason_size) {
+int vb_gemm(xgpu_queue *queue, const char *backend, xgpu_dtype dtype, size_t m, size_t n, size_t k,
+            xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size,
+            char *reason, size_t reason_size) {
+    if (dtype != XGPU_F32 && dtype != XGPU_F64) {
+        snprintf(impl, impl_size, "vendor");
+        snprintf(reason, reason_size, "not run: the vendor GEMM runs f32 and f64 only");
+        return -1;
+    }
+    bool f64 = dtype == XGPU_F64;
     static blas_lib blas; /* one handle per process, never destroyed */
     static bool blas_ready;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -172,7 +192,8 @@ int vb_sgemm(xgpu_queue *queue, const char *backend, size_t m, size_t n, size_t 
                             : open_blas(cuda, cuda ? cublas : rocblas,
                                         cuda ? "cublasCreate_v2" : "rocblas_create_handle",
                                         cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
-                                        cuda ? "cublasSgemm_v2" : "rocblas_sgemm", &blas, name,
+                                        cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
+                                        cuda ? "cublasDgemm_v2" : "rocblas_dgemm", &blas, name,
                                         sizeof name, reason, reason_size);
         blas_ready = rc == 0;
         pthread_mutex_unlock(&lock);
@@ -192,9 +213,9 @@ int vb_sgemm(xgpu_queue *queue, const char *backend, size_t m, size_t n, size_t 
         snprintf(reason, reason_size, "not run: %s", xgpu_last_error()->message);
         return -1;
     }
-    int st = call(state, qn, an, bn, cn, m, n, k);
+    int st = call(state, f64, qn, an, bn, cn, m, n, k);
     if (st != XGPU_SUCCESS) {
-        snprintf(reason, reason_size, "failed: %s sgemm status %d", impl, st);
+        snprintf(reason, reason_size, "failed: %s %s status %d", impl, f64 ? "dgemm" : "sgemm", st);
         return -1;
     }
     return 0;

@@ -31,8 +31,8 @@ static int run_xgpu(gb_env *env, void *arg) {
 
 static int run_vendor(gb_env *env, void *arg) {
     gemm_case *g = arg;
-    return vb_sgemm(env->queue, env->info.backend, g->m, g->n, g->k, g->a, g->b, g->c, g->impl,
-                    sizeof g->impl, g->reason, sizeof g->reason);
+    return vb_gemm(env->queue, env->info.backend, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c,
+                   g->impl, sizeof g->impl, g->reason, sizeof g->reason);
 }
 
 static uint16_t to_half(float f) {
@@ -152,7 +152,7 @@ static void one_case(gb_env *env, size_t m, size_t n, size_t k, xgpu_dtype dt, b
         snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
         r->unit = "GFLOP/s";
     }
-    if (vendor && dt == XGPU_F32) {
+    if (vendor && (dt == XGPU_F32 || dt == XGPU_F64)) {
         gemm_case v = g;
         snprintf(what, sizeof what, "gemm vendor %s %s", dts, shape);
         gb_progress(env, what);

@@ -31,7 +31,7 @@ static const char usage[] =
     "                UUID, as gpuinfo prints them (the grammar of xgpu_device_match\n"
     "                in xgpu.h); each matching device once, in gpuinfo's order\n"
     "  --dtype LIST  element types, comma-separated: f32,f64,f16 for GEMM (the\n"
-    "                vendor BLAS and OpenBLAS run with f32), f32,f64,i32 for the\n"
+    "                vendor BLAS runs f32 and f64, OpenBLAS f32), f32,f64,i32 for the\n"
     "                reductions (the device-to-device copy runs with f32);\n"
     "                default: all\n"
     "  --full        the full sweep (sizes up to what fits the device)\n"

@@ -88,7 +88,12 @@ static bool in_list(const char *list, const char *item) {
 /* Every item of `list` is one of `known`; else the unknown one in `bad`. */
 static bool list_known(const char *list, const char *const *known, size_t count, char *bad,
                        size_t bad_size) {
-    for (const char *p = list; p && *p;) {
+    size_t len_all = strlen(list);
+    if (!len_all || list[0] == ',' || list[len_all - 1] == ',' || strstr(list, ",,")) {
+        snprintf(bad, bad_size, "%.40s", list);
+        return false; /* an empty item */
+    }
+    for (const char *p = list; *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         bool found = false;
@@ -145,6 +150,11 @@ static int parse(int argc, char **argv, tune_cli *cli) {
             }
             cli->max_bytes = (size_t)mib << 20;
             i++;
+        } else if (!strcmp(a, "--time") || !strcmp(a, "--db")) {
+            fprintf(stderr, "gpubench tune: %s '%s': %s\n", a, v ? v : "",
+                    !strcmp(a, "--time") ? "not a number of seconds in (0, 1e6]"
+                                         : "needs a file name");
+            return 2;
         } else {
             fprintf(stderr, "gpubench tune: bad argument '%s'\n\n%s", a, tune_usage);
             return 2;
@@ -153,12 +163,13 @@ static int parse(int argc, char **argv, tune_cli *cli) {
     static const char *const dtypes[] = {"f32", "f64", "i32", "i64"};
     char bad[48];
     if (cli->kernels && !list_known(cli->kernels, all_kernels, 5, bad, sizeof bad)) {
-        fprintf(stderr, "gpubench tune: -k: '%s' is not one of gemm,sum,minmax,argmax,stream\n",
+        fprintf(stderr,
+                "gpubench tune: -k: '%s' is not a list of gemm, sum, minmax, argmax, stream\n",
                 bad);
         return 2;
     }
     if (cli->dtypes && !list_known(cli->dtypes, dtypes, 4, bad, sizeof bad)) {
-        fprintf(stderr, "gpubench tune: --dtype: '%s' is not one of f32,f64,i32,i64\n", bad);
+        fprintf(stderr, "gpubench tune: --dtype: '%s' is not a list of f32, f64, i32, i64\n", bad);
         return 2;
     }
     return -1;
