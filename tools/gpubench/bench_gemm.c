@@ -217,7 +217,7 @@ void gb_bench_gemm(gb_env *env) {
     }
     if (env->info.fp64 && gb_selected(o->dtypes, "f64")) {
         one_case(env, o->size ? o->size : 512, o->size ? o->size : 512, o->size ? o->size : 512,
-                 XGPU_F64, false);
+                 XGPU_F64, true);
     }
     if (gb_selected(o->dtypes, "f16")) {
         one_case(env, o->size ? o->size : 1024, o->size ? o->size : 1024, o->size ? o->size : 1024,
