@@ -19,7 +19,9 @@
 # GPU_CHECK_GEMM_N (GEMM size, default 4096), GPU_CHECK_MIB (MiB for the
 # memory benchmarks, default 1024), GPU_CHECK_TIMEOUT (seconds a check may
 # take, default 300), GPU_CHECK_SWEEP=1 (also sweep XGPU_GEMM_PARAMS with
-# scripts/gemm-sweep.sh, and XGPU_REDUCE_UNROLL), GPU_CHECK_CMAKE_ARGS
+# scripts/gemm-sweep.sh, and XGPU_REDUCE_UNROLL), GPU_CHECK_TUNE (seconds
+# per kernel, dtype and class of the short gpubench tune, default 6; its
+# tune.json lands beside the log), GPU_CHECK_CMAKE_ARGS
 # (extra configure arguments, e.g. -DXGPU_BACKEND_OPENCL=OFF),
 # GPU_CHECK_NO_CMOCKA=1 (build as if CMocka were absent).
 # Exit status: 0 all passed, 1 a check failed, 2 the build failed, 3 the
@@ -219,6 +221,18 @@ for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json"; do
 done
 if [ "${#reports[@]}" -gt 0 ]; then
     check gpubench.report "$build/bin/gpubench" report -o "$logdir/gpubench-report" "${reports[@]}"
+fi
+# The autotuner: its tests, then a short tune of the device (GPU_CHECK_TUNE
+# seconds per kernel, dtype and class, default 6) into tune.json beside the
+# log (to ship with scripts/tune-ship.py), then GEMM and the sums again
+# with the tuned parameters, to set beside the rows above.
+check library.tune /usr/bin/env XGPU_TUNE_DB="$build/tune-test.json" "$build/bin/test_tune"
+if [ -z "$no_device" ]; then
+    check gpubench.tune /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" tune \
+        -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "${GPU_CHECK_TUNE:-6}"
+    check gpubench.tuned /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
+        -d "$sel" -b gemm,reduce --dtype f32,f64 --size "${GPU_CHECK_GEMM_N:-4096}" \
+        --json "$logdir/gpubench-tuned.json"
 fi
 # Tuning sweeps, on request: XGPU_GEMM_PARAMS for f32 GEMM (a table and
 # gemm-sweep.csv), and XGPU_REDUCE_UNROLL for the f32 sum.
