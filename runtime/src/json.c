@@ -6,11 +6,21 @@
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 64
+#define CHUNK_BYTES ((size_t)64 << 10)
+
+/* The tree lives in a few large chunks, not one block per value: a
+ * database of thousands of values costs a handful of allocations. */
+typedef struct xgpu__json_chunk {
+    struct xgpu__json_chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} chunk;
 
 typedef struct parser {
     const char *s;
@@ -18,6 +28,7 @@ typedef struct parser {
     char *why;
     size_t why_size;
     bool failed;
+    chunk *chunks;
 } parser;
 
 #if defined(__GNUC__)
@@ -38,6 +49,34 @@ fail(parser *p, const char *fmt, ...) {
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     snprintf(p->why, p->why_size, "%s at byte %zu", text, p->pos);
+}
+
+static void *arena_alloc(parser *p, size_t size) {
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    chunk *c = p->chunks;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > CHUNK_BYTES ? size : CHUNK_BYTES;
+        c = malloc(sizeof *c + cap);
+        if (!c) {
+            fail(p, "out of memory");
+            return NULL;
+        }
+        c->next = p->chunks;
+        c->used = 0;
+        c->cap = cap;
+        p->chunks = c;
+    }
+    void *at = (char *)c->data + c->used;
+    c->used += size;
+    return at;
+}
+
+static void free_chunks(chunk *c) {
+    while (c) {
+        chunk *next = c->next;
+        free(c);
+        c = next;
+    }
 }
 
 static void skip_space(parser *p) {
@@ -120,9 +159,8 @@ static char *parse_string(parser *p) {
         fail(p, "unterminated string");
         return NULL;
     }
-    char *out = malloc(end - start + 1);
+    char *out = arena_alloc(p, end - start + 1);
     if (!out) {
-        fail(p, "out of memory");
         return NULL;
     }
     size_t n = 0;
@@ -130,7 +168,6 @@ static char *parse_string(parser *p) {
         unsigned char c = (unsigned char)p->s[p->pos];
         if (c < 0x20) {
             fail(p, "control character in a string");
-            free(out);
             return NULL;
         }
         if (c != '\\') {
@@ -158,7 +195,6 @@ static char *parse_string(parser *p) {
         }
         if (cp < 0 || p->pos > end) {
             fail(p, "bad escape in a string");
-            free(out);
             return NULL;
         }
         n += put_utf8(out + n, (unsigned long)cp); /* at most the escape's 6 or 12 bytes */
@@ -253,14 +289,12 @@ static bool parse_items(parser *p, xgpu__json *v, int depth) {
             skip_space(p);
             if (!key || p->pos >= p->size || p->s[p->pos] != ':') {
                 fail(p, "expected ':'");
-                free(key);
                 return false;
             }
             p->pos++;
         }
         xgpu__json *item = parse_value(p, depth + 1);
         if (!item) {
-            free(key);
             return false;
         }
         item->key = key;
@@ -290,11 +324,11 @@ static xgpu__json *parse_value(parser *p, int depth) {
         fail(p, "unexpected end");
         return NULL;
     }
-    xgpu__json *v = calloc(1, sizeof *v);
+    xgpu__json *v = arena_alloc(p, sizeof *v);
     if (!v) {
-        fail(p, "out of memory");
         return NULL;
     }
+    memset(v, 0, sizeof *v);
     char c = p->s[p->pos];
     bool ok = true;
     if (c == '{' || c == '[') {
@@ -316,15 +350,11 @@ static xgpu__json *parse_value(parser *p, int depth) {
         fail(p, "unexpected character '%c'", c >= 0x20 && c < 0x7f ? c : '?');
         ok = false;
     }
-    if (!ok) {
-        xgpu__json_free(v);
-        return NULL;
-    }
-    return v;
+    return ok ? v : NULL; /* the chunks are freed with the whole parse */
 }
 
 xgpu__json *xgpu__json_parse(const char *text, size_t size, char *why, size_t why_size) {
-    parser p = {text, size, 0, why, why_size, false};
+    parser p = {text, size, 0, why, why_size, false, NULL};
     if (!text) {
         fail(&p, "no text");
         return NULL;
@@ -333,21 +363,19 @@ xgpu__json *xgpu__json_parse(const char *text, size_t size, char *why, size_t wh
     skip_space(&p);
     if (v && p.pos != size) {
         fail(&p, "text after the value");
-        xgpu__json_free(v);
+        v = NULL;
+    }
+    if (!v) {
+        free_chunks(p.chunks);
         return NULL;
     }
+    v->chunks = p.chunks;
     return v;
 }
 
 void xgpu__json_free(xgpu__json *value) {
-    /* Siblings iteratively, children recursively (depth is bounded). */
-    while (value) {
-        xgpu__json *next = value->next;
-        xgpu__json_free(value->child);
-        free(value->key);
-        free(value->string);
-        free(value);
-        value = next;
+    if (value) {
+        free_chunks(value->chunks);
     }
 }
 

@@ -25,12 +25,15 @@ typedef struct xgpu__json {
     bool boolean;
     struct xgpu__json *child; /* first element or member */
     struct xgpu__json *next;  /* next sibling */
+    struct xgpu__json_chunk *chunks; /* the root's: every value's memory */
 } xgpu__json;
 
 /* The tree of `text` (`size` bytes), or NULL with the reason and the byte
- * offset in `why`. Nesting deeper than 64 is refused. */
+ * offset in `why`. Nesting deeper than 64 is refused. The whole tree is a
+ * few allocations, freed together. */
 xgpu__json *xgpu__json_parse(const char *text, size_t size, char *why, size_t why_size);
-void xgpu__json_free(xgpu__json *value);
+/* Frees a tree xgpu__json_parse returned (its root only). */
+void xgpu__json_free(xgpu__json *root);
 
 /* The member `key` of an object; NULL when absent or `obj` is no object. */
 const xgpu__json *xgpu__json_get(const xgpu__json *obj, const char *key);

@@ -330,7 +330,7 @@ static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_d
     xgpu__tune_key_of(prob.ctx, id, &key);
     xgpu__tune_db db;
     char why[400] = "";
-    xgpu__tune_db_load(db_path, &db, why, sizeof why); /* damaged: a fresh start */
+    xgpu__tune_db_load(db_path, true, &db, why, sizeof why); /* damaged: a fresh start */
     const xgpu_device_info *info = &prob.ctx->device->info;
     xgpu__tune_values builtin, list[CANDIDATES_MAX];
     xgpu__tune_builtin(id, dtype, info, &builtin);

@@ -113,10 +113,13 @@ typedef enum xgpu__tune_level {
 const char *xgpu__tune_level_name(xgpu__tune_level level);
 
 /* The database at `path`: a missing file is an empty one; a damaged one
- * is empty too, with the reason in `why` and false returned. */
-bool xgpu__tune_db_load(const char *path, xgpu__tune_db *db, char *why, size_t why_size);
-bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char *why,
-                         size_t why_size);
+ * is empty too, with the reason in `why` and false returned. Without
+ * `with_tried` the records' candidate lists are left out (lookups need
+ * only the winners). */
+bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, char *why,
+                        size_t why_size);
+bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__tune_db *db,
+                         char *why, size_t why_size);
 void xgpu__tune_db_free(xgpu__tune_db *db);
 /* Adds a copy of `rec`, or replaces the record with its kernel, dtype,
  * class and exact key. */

@@ -124,7 +124,7 @@ static bool read_tried(const xgpu__json *arr, xgpu__tune_record *rec) {
     return true;
 }
 
-static bool read_record(const xgpu__json *r, xgpu__tune_record *rec) {
+static bool read_record(const xgpu__json *r, xgpu__tune_record *rec, bool with_tried) {
     *rec = (xgpu__tune_record){0};
     xgpu__tune_key *k = &rec->key;
     uint64_t cus = 0;
@@ -145,7 +145,9 @@ static bool read_record(const xgpu__json *r, xgpu__tune_record *rec) {
               take(r, "xgpu", k->xgpu, sizeof k->xgpu) &&
               take_u64(r, "size", UINT64_MAX >> 11, &rec->size) && complete &&
               complete->type == XGPU__JSON_BOOL && take(r, "best", rec->best, sizeof rec->best) &&
-              take_rate(r, "rate", &rec->best_rate) && read_tried(xgpu__json_get(r, "tried"), rec);
+              take_rate(r, "rate", &rec->best_rate) &&
+              (with_tried ? read_tried(xgpu__json_get(r, "tried"), rec)
+                          : xgpu__json_get(r, "tried") != NULL);
     if (ok) {
         k->compute_units = (uint32_t)cus;
         rec->complete = complete->boolean;
@@ -176,8 +178,8 @@ static bool db_append(xgpu__tune_db *db, const xgpu__tune_record *rec) {
     return true;
 }
 
-bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char *why,
-                         size_t why_size) {
+bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__tune_db *db,
+                         char *why, size_t why_size) {
     *db = (xgpu__tune_db){0};
     char reason[200] = "";
     xgpu__json *root = xgpu__json_parse(text, size, reason, sizeof reason);
@@ -199,7 +201,7 @@ bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char 
     size_t skipped = 0;
     for (const xgpu__json *r = ok ? recs->child : NULL; r; r = r->next) {
         xgpu__tune_record rec;
-        if (!read_record(r, &rec)) {
+        if (!read_record(r, &rec, with_tried)) {
             skipped++;
             continue;
         }
@@ -223,7 +225,8 @@ bool xgpu__tune_db_parse(const char *text, size_t size, xgpu__tune_db *db, char 
     return ok;
 }
 
-bool xgpu__tune_db_load(const char *path, xgpu__tune_db *db, char *why, size_t why_size) {
+bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, char *why,
+                        size_t why_size) {
     *db = (xgpu__tune_db){0};
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
@@ -256,7 +259,7 @@ bool xgpu__tune_db_load(const char *path, xgpu__tune_db *db, char *why, size_t w
         return false;
     }
     char reason[240] = "";
-    bool ok = xgpu__tune_db_parse(text, size, db, reason, sizeof reason);
+    bool ok = xgpu__tune_db_parse(text, size, with_tried, db, reason, sizeof reason);
     free(text);
     if (!ok) {
         snprintf(why, why_size, "%.300s: %s", path, reason);
@@ -451,7 +454,7 @@ xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec) 
     }
     xgpu__tune_db db;
     char why[400] = "";
-    if (!xgpu__tune_db_load(path, &db, why, sizeof why)) {
+    if (!xgpu__tune_db_load(path, true, &db, why, sizeof why)) {
         /* A damaged file is kept beside the new one, never overwritten. */
         char aside[XGPU__KCACHE_PATH_MAX + 16];
         snprintf(aside, sizeof aside, "%s.damaged", path);

@@ -87,11 +87,11 @@ static void load(xgpu__tune_db *user, xgpu__tune_db *shipped, char *path, size_t
         path[0] = '\0';
         *user = (xgpu__tune_db){0};
         snprintf(user_why, why_size, "no database: %s", why);
-    } else if (!xgpu__tune_db_load(path, user, why, sizeof why)) {
+    } else if (!xgpu__tune_db_load(path, false, user, why, sizeof why)) {
         snprintf(user_why, why_size, "%s", why);
         xgpu__log("tune", XGPU_LOG_WARN, "tuning database not used: %s", why);
     }
-    if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), shipped, why,
+    if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), false, shipped, why,
                              sizeof why)) {
         xgpu__log("tune", XGPU_LOG_WARN, "the built-in tuning entries are not used: %s", why);
     }

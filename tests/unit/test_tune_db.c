@@ -161,7 +161,7 @@ static void damaged_files(void **state) {
     path_in(path, sizeof path, "damaged.json");
     xgpu__tune_db db;
     /* Missing: an empty database, no error. */
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 0);
     const char *broken[] = {"not json", "{\"schema\": \"xgpu.tune/9\", \"records\": []}",
                             "{\"schema\": \"xgpu.tune/1\"}",
@@ -170,7 +170,7 @@ static void damaged_files(void **state) {
     for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
         write_text(path, broken[i]);
         why[0] = '\0';
-        assert_false(xgpu__tune_db_load(path, &db, why, sizeof why));
+        assert_false(xgpu__tune_db_load(path, true, &db, why, sizeof why));
         assert_int_equal(db.n, 0);
         assert_non_null(strstr(why, path));
     }
@@ -184,21 +184,21 @@ static void damaged_files(void **state) {
     char aside[320];
     snprintf(aside, sizeof aside, "%s.damaged", path);
     assert_int_equal(access(aside, F_OK), 0);
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 1);
     xgpu__tune_db_free(&db);
     /* A folder, not a file: refused with the reason. */
-    assert_false(xgpu__tune_db_load(dir, &db, why, sizeof why));
+    assert_false(xgpu__tune_db_load(dir, true, &db, why, sizeof why));
     /* Records that do not parse are skipped one by one; the rest stay. */
     const char *mixed = "{\"schema\": \"xgpu.tune/1\", \"records\": ["
                         "{\"kernel\": \"sum\"},"
                         "{\"kernel\": \"nosuch\", \"dtype\": \"f32\"},"
                         "7]}";
     write_text(path, mixed);
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 0);
     assert_int_equal(xgpu__tune_db_store(path, &r), XGPU_SUCCESS);
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 1);
     /* A winner that is not the kernel's parameters makes the record void. */
     FILE *f = fopen(path, "r");
@@ -211,7 +211,7 @@ static void damaged_files(void **state) {
     memcpy(best, "grope", 5);
     write_text(path, text);
     xgpu__tune_db_free(&db);
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 0);
 }
 
@@ -307,7 +307,7 @@ static void version_change(void **state) {
     assert_int_equal(xgpu__tune_db_store(path, &b), XGPU_SUCCESS);
     xgpu__tune_db db;
     char why[300];
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, 2);
     xgpu__tune_level level = XGPU__TL_NONE;
     long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level);
@@ -343,7 +343,7 @@ static void concurrent_writers(void **state) {
                 /* A reader in between always sees a whole file. */
                 xgpu__tune_db db;
                 char why[300];
-                if (!xgpu__tune_db_load(path, &db, why, sizeof why)) {
+                if (!xgpu__tune_db_load(path, true, &db, why, sizeof why)) {
                     _exit(2);
                 }
                 xgpu__tune_db_free(&db);
@@ -359,7 +359,7 @@ static void concurrent_writers(void **state) {
     }
     xgpu__tune_db db;
     char why[300];
-    assert_true(xgpu__tune_db_load(path, &db, why, sizeof why));
+    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
     assert_int_equal(db.n, PROCS * EACH);
     xgpu__tune_db_free(&db);
 }
@@ -369,8 +369,8 @@ static void shipped_entries_parse(void **state) {
     (void)state;
     xgpu__tune_db db;
     char why[300] = "";
-    assert_true(
-        xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), &db, why, sizeof why));
+    assert_true(xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), true, &db,
+                                    why, sizeof why));
     size_t records = 0;
     for (const char *p = xgpu__tune_shipped; (p = strstr(p, "\"kernel\"")); p++) {
         records++;
