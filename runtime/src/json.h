@@ -23,8 +23,8 @@ typedef struct xgpu__json {
     char *string; /* XGPU__JSON_STRING: NUL-terminated (a \u0000 ends it early) */
     double number;
     bool boolean;
-    struct xgpu__json *child; /* first element or member */
-    struct xgpu__json *next;  /* next sibling */
+    struct xgpu__json *child;        /* first element or member */
+    struct xgpu__json *next;         /* next sibling */
     struct xgpu__json_chunk *chunks; /* the root's: every value's memory */
 } xgpu__json;
 
