@@ -719,7 +719,8 @@ typedef struct xgpu_tune_choice {
 } xgpu_tune_choice;
 
 /* What a call of `kernel` on `dtype` over `size` (GEMM: m * n * k; the
- * others: bytes of input) would use on the context's device. */
+ * others: bytes of input) would use on the context's device. GEMM takes
+ * f16 here too (its entries come only from the database's files). */
 XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                                       size_t size, xgpu_tune_choice *choice);
 
@@ -740,9 +741,9 @@ typedef struct xgpu_tune_progress {
 } xgpu_tune_progress;
 
 typedef struct xgpu_tune_options {
-    double seconds;  /* budget per kernel, dtype and shape class; <= 0: 20 */
+    double seconds;  /* budget per kernel, dtype and shape class; 0: 20; negative: an error */
     bool restart;    /* forget this device's earlier candidates: no resume */
-    const char *db;  /* NULL: xgpu_tune_db_path's */
+    const char *db;  /* NULL: xgpu_tune_db_path's; not "" */
     size_t max_size; /* 0: the classes' standard problems; else at most
                         this many bytes per buffer (small devices, tests) */
     void (*progress)(void *user, const xgpu_tune_progress *p); /* may be NULL */
@@ -750,12 +751,16 @@ typedef struct xgpu_tune_options {
 } xgpu_tune_options;
 
 typedef struct xgpu_tune_summary {
-    unsigned measured;      /* candidates run and timed in this call */
+    unsigned measured;      /* candidates run in this call (failures included) */
     unsigned resumed;       /* skipped: measured by an earlier, interrupted tune */
     unsigned failed;        /* wrong results, build or launch failures */
-    double best_rate[2];    /* per class, small and large; 0 when none verified */
+    size_t size[2];         /* per class (small, large): the problem measured (GEMM n,
+                               else bytes); 0 when the class did not fit max_size or
+                               the device and was not tuned */
+    double best_rate[2];    /* per class; 0 when none verified */
     double default_rate[2]; /* the built-in default's rate, measured alike */
-    char best[2][128];
+    char best[2][128];      /* "" when none verified */
+    char warning[512];      /* about the database, e.g. a damaged file set aside; "" */
 } xgpu_tune_summary;
 
 /* Searches the parameters of `kernel` for `dtype` on the queue's device,
@@ -764,9 +769,12 @@ typedef struct xgpu_tune_summary {
  * likely shapes, then neighbours of the best. Every candidate's result is
  * checked against a host reference before it may win; failures are
  * recorded and never retried. After each candidate the record is stored
- * (complete: false until the class is done), so an interrupted tune
- * resumes where it stopped. Later calls in this process, and every later
- * process, use the winner. */
+ * (complete: false until the candidates run out), so an interrupted tune
+ * resumes where it stopped, and a later tune goes on from the best so far.
+ * Two tunes of one device at once merge their candidates. A database file
+ * that does not parse is moved aside (summary->warning says where); one
+ * that cannot be read or is no regular file fails XGPU_ERROR_IO, untouched.
+ * Later calls in this process, and every later process, use the winner. */
 XGPU_API xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
                                const xgpu_tune_options *options, xgpu_tune_summary *summary);
 

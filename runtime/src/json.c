@@ -1,9 +1,11 @@
 /* The JSON reader: recursive descent over a bounded buffer, every failure
  * a reason with its offset, never a read past `size`. */
+#define _GNU_SOURCE /* newlocale, uselocale, strtod_l */
 #include "json.h"
 
 #include <errno.h>
 #include <locale.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #define MAX_DEPTH 64
+#define MAX_VALUES ((size_t)1 << 20) /* 64 MiB of tree at most */
 #define CHUNK_BYTES ((size_t)64 << 10)
 
 /* The tree lives in a few large chunks, not one block per value: a
@@ -29,7 +32,17 @@ typedef struct parser {
     size_t why_size;
     bool failed;
     chunk *chunks;
+    size_t values;
 } parser;
+
+/* JSON numbers have a '.', whatever the process's locale: read and written
+ * through the C locale (per call, so other threads are not affected). */
+static pthread_once_t c_once = PTHREAD_ONCE_INIT;
+static locale_t c_locale;
+
+static void make_c_locale(void) {
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -248,15 +261,14 @@ static bool parse_number(parser *p, double *out) {
     }
     memcpy(buf, p->s + p->pos, i - p->pos);
     buf[i - p->pos] = '\0';
-    /* strtod reads the locale's decimal point; JSON's is '.'. */
-    const char *point = localeconv()->decimal_point;
-    char *dot = strchr(buf, '.');
-    if (dot && point && point[0] && !point[1]) {
-        *dot = point[0];
+    pthread_once(&c_once, make_c_locale);
+    if (!c_locale) {
+        fail(p, "no C locale to read numbers with");
+        return false;
     }
-    errno = 0;
-    *out = strtod(buf, NULL);
-    if (!isfinite(*out)) {
+    char *end = NULL;
+    *out = strtod_l(buf, &end, c_locale);
+    if (end != buf + (i - p->pos) || !isfinite(*out)) {
         fail(p, "number out of range");
         return false;
     }
@@ -324,11 +336,16 @@ static xgpu__json *parse_value(parser *p, int depth) {
         fail(p, "unexpected end");
         return NULL;
     }
+    if (++p->values > MAX_VALUES) {
+        fail(p, "more than %zu values", MAX_VALUES);
+        return NULL;
+    }
     xgpu__json *v = arena_alloc(p, sizeof *v);
     if (!v) {
         return NULL;
     }
     memset(v, 0, sizeof *v);
+    v->start = p->pos;
     char c = p->s[p->pos];
     bool ok = true;
     if (c == '{' || c == '[') {
@@ -350,11 +367,12 @@ static xgpu__json *parse_value(parser *p, int depth) {
         fail(p, "unexpected character '%c'", c >= 0x20 && c < 0x7f ? c : '?');
         ok = false;
     }
+    v->end = p->pos;
     return ok ? v : NULL; /* the chunks are freed with the whole parse */
 }
 
 xgpu__json *xgpu__json_parse(const char *text, size_t size, char *why, size_t why_size) {
-    parser p = {text, size, 0, why, why_size, false, NULL};
+    parser p = {text, size, 0, why, why_size, false, NULL, 0};
     if (!text) {
         fail(&p, "no text");
         return NULL;
@@ -420,13 +438,25 @@ void xgpu__json_write_string(FILE *f, const char *s) {
 }
 
 void xgpu__json_write_number(FILE *f, double v) {
-    char text[40];
-    snprintf(text, sizeof text, "%.6g", v);
-    /* A locale may print a decimal comma; JSON wants '.'. */
-    const char *point = localeconv()->decimal_point;
-    char *at = point && point[0] && !point[1] ? strchr(text, point[0]) : NULL;
-    if (at) {
-        *at = '.';
+    if (!isfinite(v)) {
+        v = 0; /* JSON has no inf or nan */
     }
-    fputs(text, f);
+    pthread_once(&c_once, make_c_locale);
+    locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
+    fprintf(f, "%.6g", v);
+    if (old) {
+        uselocale(old);
+    }
+}
+
+double xgpu__json_round(double v) {
+    pthread_once(&c_once, make_c_locale);
+    if (!c_locale || !isfinite(v)) {
+        return isfinite(v) ? v : 0;
+    }
+    char text[40];
+    locale_t old = uselocale(c_locale);
+    snprintf(text, sizeof text, "%.6g", v);
+    uselocale(old);
+    return strtod_l(text, NULL, c_locale);
 }

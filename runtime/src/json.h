@@ -26,6 +26,7 @@ typedef struct xgpu__json {
     struct xgpu__json *child;        /* first element or member */
     struct xgpu__json *next;         /* next sibling */
     struct xgpu__json_chunk *chunks; /* the root's: every value's memory */
+    size_t start, end;               /* the value's bytes in the text: [start, end) */
 } xgpu__json;
 
 /* The tree of `text` (`size` bytes), or NULL with the reason and the byte
@@ -42,7 +43,10 @@ const char *xgpu__json_string(const xgpu__json *obj, const char *key);
 /* The member's number; false when absent or not a number. */
 bool xgpu__json_number(const xgpu__json *obj, const char *key, double *out);
 
-/* Writes v with six significant digits and a '.' whatever the locale. */
+/* v with six significant digits, as xgpu__json_write_number writes it. */
+double xgpu__json_round(double v);
+/* Writes v with six significant digits and a '.' whatever the locale (0
+ * for a value that is not finite). */
 void xgpu__json_write_number(FILE *f, double v);
 /* Writes `s` as a JSON string, quotes included. */
 void xgpu__json_write_string(FILE *f, const char *s);

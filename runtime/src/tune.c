@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "kcache.h"
 #include "tune.h"
+#include "json.h"
 #include "tune_problem.h"
 
 #include <stdio.h>
@@ -47,10 +48,13 @@ xgpu_status xgpu_tune_db_path(char *path, size_t size) {
 
 /* Whether the kernel takes the dtype on this device. */
 static xgpu_status check_kernel_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                                      const xgpu_device_info *info) {
+                                      const xgpu_device_info *info, bool lookup) {
     bool ok;
     switch (id) {
     case XGPU__TK_GEMM:
+        /* f16 GEMM looks its parameters up (nothing tunes it yet). */
+        ok = dtype == XGPU_F32 || dtype == XGPU_F64 || (lookup && dtype == XGPU_F16);
+        break;
     case XGPU__TK_STREAM:
         ok = dtype == XGPU_F32 || dtype == XGPU_F64;
         break;
@@ -94,7 +98,7 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
     xgpu__tune_kernel_id id = XGPU__TK_GEMM;
     xgpu_status st = kernel_id(func, kernel, &id);
     if (st == XGPU_SUCCESS) {
-        st = check_kernel_dtype(func, id, dtype, &context->device->info);
+        st = check_kernel_dtype(func, id, dtype, &context->device->info, true);
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -230,6 +234,17 @@ static void report(search *s, const char *params, const char *status, double rat
     s->opt->progress(s->opt->user, &pr);
 }
 
+/* Stores the record; a note about the database (a damaged file set
+ * aside) goes to the summary. */
+static xgpu_status store(search *s) {
+    char note[sizeof s->sum->warning];
+    xgpu_status st = xgpu__tune_db_store(s->db, &s->rec, note, sizeof note);
+    if (note[0]) {
+        snprintf(s->sum->warning, sizeof s->sum->warning, "%s", note);
+    }
+    return st;
+}
+
 /* Builds, checks and times one candidate, and stores the record. */
 static xgpu_status measure(search *s, const xgpu__tune_values *v, bool is_default) {
     char params[XGPU__TUNE_PARAMS_MAX], why[256] = "";
@@ -256,12 +271,16 @@ static xgpu_status measure(search *s, const xgpu__tune_values *v, bool is_defaul
     } else {
         /* Six digits, as the database keeps it: a resumed record compares
          * alike with a fresh one. */
-        char text[32];
-        snprintf(text, sizeof text, "%.6g", xgpu__tune_problem_work(s->prob) / median / 1e9);
-        rate = strtod(text, NULL);
+        rate = xgpu__json_round(xgpu__tune_problem_work(s->prob) / median / 1e9);
     }
     xgpu__error_restore(saved);
-    if (st == XGPU_ERROR_DEVICE_LOST || st == XGPU_ERROR_OUT_OF_DEVICE_MEMORY) {
+    bool fatal = st == XGPU_ERROR_DEVICE_LOST || st == XGPU_ERROR_OUT_OF_DEVICE_MEMORY;
+    if (fatal) {
+        /* Recorded first, so that a resumed tune does not run it again. */
+        status = st == XGPU_ERROR_DEVICE_LOST ? "lost" : "memory";
+        if (record_try(&s->rec, params, 0, status)) {
+            xgpu__tune_db_store(s->db, &s->rec, NULL, 0);
+        }
         return xgpu__error(NULL, st, 0, NULL, "xgpu_tune: %s with %s: %s", s->rec.kernel, params,
                            why);
     }
@@ -277,35 +296,51 @@ static xgpu_status measure(search *s, const xgpu__tune_values *v, bool is_defaul
     }
     stamp(&s->rec);
     report(s, params, status, rate, is_default);
-    return xgpu__tune_db_store(s->db, &s->rec);
+    return store(s);
 }
 
-/* The record to continue: this device's exact one (unless restarting),
- * and warm starts: this device's stale best and the closest other's. */
+/* The record to continue: this device's exact one (unless restarting).
+ * Warm starts: this device's entry from another driver, compiler or xgpu,
+ * and the closest other device's winner. */
 static void prepare(search *s, xgpu__tune_key *key, xgpu__tune_db *db) {
     xgpu__tune_record *rec = &s->rec;
     rec->key = *key;
+    const xgpu_device_info *info = &s->prob->ctx->device->info;
+    const xgpu__tune_record *stale = NULL, *other = NULL;
+    xgpu__tune_level other_level = XGPU__TL_NONE;
     for (size_t i = 0; i < db->n; i++) {
         const xgpu__tune_record *r = &db->recs[i];
         if (strcmp(r->kernel, rec->kernel) || strcmp(r->dtype, rec->dtype) ||
-            strcmp(r->cls, rec->cls)) {
+            strcmp(r->cls, rec->cls) || !r->best[0]) {
             continue;
         }
         xgpu__tune_level level = xgpu__tune_fit(r, key);
-        xgpu__tune_values v;
-        if (level == XGPU__TL_EXACT && !s->opt->restart && r->ntried) {
-            rec->tried = malloc(r->ntried * sizeof *rec->tried);
-            if (rec->tried) {
-                memcpy(rec->tried, r->tried, r->ntried * sizeof *rec->tried);
-                rec->ntried = r->ntried;
-                rec->best_rate = r->best_rate;
-                snprintf(rec->best, sizeof rec->best, "%s", r->best);
+        bool mine = !strcmp(r->key.device, key->device) && !strcmp(r->key.backend, key->backend);
+        if (level == XGPU__TL_EXACT) {
+            if (!s->opt->restart && !rec->tried && r->ntried) { /* the first such record */
+                rec->tried = malloc(r->ntried * sizeof *rec->tried);
+                if (rec->tried) {
+                    memcpy(rec->tried, r->tried, r->ntried * sizeof *rec->tried);
+                    rec->ntried = r->ntried;
+                    rec->best_rate = r->best_rate;
+                    snprintf(rec->best, sizeof rec->best, "%s", r->best);
+                }
             }
-        } else if (level != XGPU__TL_NONE && r->best[0] &&
-                   xgpu__tune_parse(s->prob->id, r->best, &v, NULL, 0) &&
-                   xgpu__tune_valid(s->prob->id, s->prob->dtype, &s->prob->ctx->device->info, &v,
-                                    NULL, 0)) {
-            enqueue(s, &v, 1); /* a warm start */
+        } else if (level != XGPU__TL_NONE && mine) {
+            stale = !stale || r->best_rate > stale->best_rate ? r : stale;
+        } else if (level != XGPU__TL_NONE &&
+                   (level < other_level ||
+                    (level == other_level && r->best_rate > other->best_rate))) {
+            other = r;
+            other_level = level;
+        }
+    }
+    const xgpu__tune_record *warm[2] = {stale, other};
+    for (int w = 0; w < 2; w++) {
+        xgpu__tune_values v;
+        if (warm[w] && xgpu__tune_parse(s->prob->id, warm[w]->best, &v, NULL, 0) &&
+            xgpu__tune_valid(s->prob->id, s->prob->dtype, info, &v, NULL, 0)) {
+            enqueue(s, &v, 1);
         }
     }
 }
@@ -330,7 +365,8 @@ static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_d
     xgpu__tune_key_of(prob.ctx, id, &key);
     xgpu__tune_db db;
     char why[400] = "";
-    xgpu__tune_db_load(db_path, true, &db, why, sizeof why); /* damaged: a fresh start */
+    /* Unreadable or damaged: a fresh start (the store says what it does). */
+    xgpu__tune_db_load(db_path, true, &db, why, sizeof why);
     const xgpu_device_info *info = &prob.ctx->device->info;
     xgpu__tune_values builtin, list[CANDIDATES_MAX];
     xgpu__tune_builtin(id, dtype, info, &builtin);
@@ -339,7 +375,9 @@ static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_d
     xgpu__tune_db_free(&db);
     enqueue(&s, list, xgpu__tune_candidates(id, dtype, info, list, CANDIDATES_MAX));
     double budget = opt->seconds > 0 ? opt->seconds : DEFAULT_SECONDS;
-    while (st == XGPU_SUCCESS && now_s() - s.start < budget) {
+    sum->size[cls] = s.rec.size;
+    while (st == XGPU_SUCCESS && now_s() - s.start < budget &&
+           s.rec.ntried < XGPU__TUNE_TRIED_MAX) {
         if (s.next == s.queued) {
             /* The list is done: neighbours of the best so far. */
             xgpu__tune_values best;
@@ -359,13 +397,13 @@ static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_d
     /* Complete when the search ran out of candidates; else the next tune
      * goes on from here. */
     if (st == XGPU_SUCCESS) {
-        s.rec.complete = s.next == s.queued || s.queued == CANDIDATES_MAX;
+        s.rec.complete = s.next == s.queued;
         bool more = now_s() - s.start >= budget && !s.rec.complete;
         xgpu__log("tune", XGPU_LOG_INFO, "%s %s %s: best %s at %.4g %s%s", s.rec.kernel,
                   s.rec.dtype, s.rec.cls, s.rec.best, s.rec.best_rate, s.rec.unit,
                   more ? " (budget spent; a next tune continues)" : "");
         stamp(&s.rec);
-        st = xgpu__tune_db_store(db_path, &s.rec);
+        st = store(&s);
     }
     sum->best_rate[cls] = s.rec.best_rate;
     snprintf(sum->best[cls], sizeof sum->best[cls], "%s", s.rec.best);
@@ -381,7 +419,7 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
     xgpu__tune_kernel_id id = XGPU__TK_GEMM;
     xgpu_status st = kernel_id(func, kernel, &id);
     if (st == XGPU_SUCCESS) {
-        st = check_kernel_dtype(func, id, dtype, &queue->context->device->info);
+        st = check_kernel_dtype(func, id, dtype, &queue->context->device->info, false);
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -392,6 +430,11 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
                            "%s: seconds %g is not in 0..1e6", func, opt.seconds);
     }
     char path[XGPU__KCACHE_PATH_MAX], why[300] = "";
+    if (opt.db && (!opt.db[0] || strlen(opt.db) >= sizeof path - 32)) {
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: options->db is %s",
+                           func,
+                           opt.db[0] ? "longer than a path may be" : "empty (NULL: the default)");
+    }
     if (opt.db) {
         snprintf(path, sizeof path, "%s", opt.db);
     } else if (!xgpu__tune_db_path(path, sizeof path, why, sizeof why)) {

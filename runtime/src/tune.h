@@ -99,7 +99,18 @@ typedef struct xgpu__tune_record {
 typedef struct xgpu__tune_db {
     xgpu__tune_record *recs;
     size_t n, cap;
+    char **raw; /* records this build does not read, as text, written back unchanged */
+    size_t nraw;
 } xgpu__tune_db;
+
+/* Candidates a record keeps at most. */
+#define XGPU__TUNE_TRIED_MAX 4096
+
+typedef enum xgpu__tune_db_state {
+    XGPU__DB_OK,         /* read, or missing (empty) */
+    XGPU__DB_UNREADABLE, /* not a regular file, or an I/O error: left alone */
+    XGPU__DB_DAMAGED     /* a regular file that does not parse: a store moves it aside */
+} xgpu__tune_db_state;
 
 /* How closely a record fits: the fallback order of a lookup. */
 typedef enum xgpu__tune_level {
@@ -112,22 +123,26 @@ typedef enum xgpu__tune_level {
 
 const char *xgpu__tune_level_name(xgpu__tune_level level);
 
-/* The database at `path`: a missing file is an empty one; a damaged one
- * is empty too, with the reason in `why` and false returned. Without
- * `with_tried` the records' candidate lists are left out (lookups need
- * only the winners). */
-bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, char *why,
-                        size_t why_size);
+/* The database at `path`: a missing file is an empty one; otherwise db is
+ * empty and `why` says what is wrong. Without `with_tried` the records'
+ * candidate lists (and records this build does not read) are left out:
+ * lookups need only the winners. */
+xgpu__tune_db_state xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db,
+                                       char *why, size_t why_size);
 bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__tune_db *db,
                          char *why, size_t why_size);
 void xgpu__tune_db_free(xgpu__tune_db *db);
-/* Adds a copy of `rec`, or replaces the record with its kernel, dtype,
- * class and exact key. */
+/* Adds a copy of `rec`, or merges it into the record with its kernel,
+ * dtype, class and exact key (candidates joined, the better winner kept). */
 bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec);
 /* Reads, merges `rec` and writes `path` back under an exclusive lock
  * (`path`.lock), through a temporary file and rename: concurrent writers
- * lose nothing, readers never see half a file. */
-xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec);
+ * lose nothing, readers never see half a file. A file that does not parse
+ * is moved aside to a new `path`.damaged[.N] (said in `note`, may be NULL);
+ * one that cannot be read, or is no regular file, fails XGPU_ERROR_IO and
+ * is left alone. */
+xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec, char *note,
+                                size_t note_size);
 /* The index of the record that fits `key` best for kernel, dtype and
  * class with a verified winner, at *level or closer; -1 when none. */
 long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DB_MAX_BYTES (64u << 20) /* a larger file is refused, not read */
-#define TRIED_MAX 4096
+#define DB_MAX_BYTES (4u << 20) /* a larger file is refused, not read */
+#define ASIDE_MAX 100           /* tune.json.damaged, .damaged.1, ... */
 
 const char *xgpu__tune_level_name(xgpu__tune_level level) {
     switch (level) {
@@ -66,6 +66,10 @@ void xgpu__tune_db_free(xgpu__tune_db *db) {
     for (size_t i = 0; i < db->n; i++) {
         xgpu__tune_record_free(&db->recs[i]);
     }
+    for (size_t i = 0; i < db->nraw; i++) {
+        free(db->raw[i]);
+    }
+    free(db->raw);
     free(db->recs);
     *db = (xgpu__tune_db){0};
 }
@@ -102,7 +106,7 @@ static bool read_tried(const xgpu__json *arr, xgpu__tune_record *rec) {
     for (const xgpu__json *t = arr->child; t; t = t->next) {
         n++;
     }
-    if (n > TRIED_MAX) {
+    if (n > XGPU__TUNE_TRIED_MAX) {
         return false;
     }
     rec->tried = n ? calloc(n, sizeof *rec->tried) : NULL;
@@ -178,6 +182,25 @@ static bool db_append(xgpu__tune_db *db, const xgpu__tune_record *rec) {
     return true;
 }
 
+/* Keeps a record this build does not read (another kernel or class, say,
+ * from another xgpu), as its text, to write back unchanged. */
+static bool keep_raw(xgpu__tune_db *db, const char *text, const xgpu__json *r) {
+    char **raw = realloc(db->raw, (db->nraw + 1) * sizeof *raw);
+    if (!raw) {
+        return false;
+    }
+    db->raw = raw;
+    size_t len = r->end - r->start;
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        return false;
+    }
+    memcpy(copy, text + r->start, len);
+    copy[len] = '\0';
+    db->raw[db->nraw++] = copy;
+    return true;
+}
+
 bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__tune_db *db,
                          char *why, size_t why_size) {
     *db = (xgpu__tune_db){0};
@@ -203,6 +226,11 @@ bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__t
         xgpu__tune_record rec;
         if (!read_record(r, &rec, with_tried)) {
             skipped++;
+            if (with_tried && r->type == XGPU__JSON_OBJECT && !keep_raw(db, text, r)) {
+                snprintf(why, why_size, "out of memory");
+                ok = false;
+                break;
+            }
             continue;
         }
         if (!db_append(db, &rec)) {
@@ -214,9 +242,9 @@ bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__t
     }
     xgpu__json_free(root);
     if (ok && skipped) {
-        xgpu__log("tune", XGPU_LOG_WARN,
-                  "%zu record(s) of the tuning database are malformed and "
-                  "skipped",
+        xgpu__log("tune", XGPU_LOG_INFO,
+                  "%zu record(s) of the tuning database are not this xgpu's (another "
+                  "kernel or class) or malformed: not used, kept as they are",
                   skipped);
     }
     if (!ok) {
@@ -225,23 +253,27 @@ bool xgpu__tune_db_parse(const char *text, size_t size, bool with_tried, xgpu__t
     return ok;
 }
 
-bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, char *why,
-                        size_t why_size) {
+xgpu__tune_db_state xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db,
+                                       char *why, size_t why_size) {
     *db = (xgpu__tune_db){0};
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT) {
-            return true; /* nothing tuned yet */
+            return XGPU__DB_OK; /* nothing tuned yet */
         }
         snprintf(why, why_size, "cannot open %.300s: %s", path, strerror(errno));
-        return false;
+        return XGPU__DB_UNREADABLE;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)DB_MAX_BYTES) {
-        snprintf(why, why_size, "%.300s is not a regular file of at most %u MiB", path,
-                 DB_MAX_BYTES >> 20);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "%.300s is not a regular file", path);
         close(fd);
-        return false;
+        return XGPU__DB_UNREADABLE;
+    }
+    if (st.st_size > (off_t)DB_MAX_BYTES) {
+        snprintf(why, why_size, "%.300s is larger than %u MiB", path, DB_MAX_BYTES >> 20);
+        close(fd);
+        return XGPU__DB_DAMAGED;
     }
     size_t size = (size_t)st.st_size, got = 0;
     char *text = malloc(size + 1);
@@ -256,7 +288,7 @@ bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, ch
     if (!text || got != size) {
         snprintf(why, why_size, "cannot read %.300s", path);
         free(text);
-        return false;
+        return XGPU__DB_UNREADABLE;
     }
     char reason[240] = "";
     bool ok = xgpu__tune_db_parse(text, size, with_tried, db, reason, sizeof reason);
@@ -264,7 +296,7 @@ bool xgpu__tune_db_load(const char *path, bool with_tried, xgpu__tune_db *db, ch
     if (!ok) {
         snprintf(why, why_size, "%.300s: %s", path, reason);
     }
-    return ok;
+    return ok ? XGPU__DB_OK : XGPU__DB_DAMAGED;
 }
 
 static bool same_exact(const xgpu__tune_key *a, const xgpu__tune_key *b) {
@@ -332,6 +364,31 @@ static bool copy_record(xgpu__tune_record *dst, const xgpu__tune_record *src) {
     return true;
 }
 
+/* Candidates of `old` that `rec` lacks are added to it, and the better
+ * winner kept: two tunes of one record at once lose nothing. */
+static bool merge_into(xgpu__tune_record *rec, const xgpu__tune_record *old) {
+    for (size_t i = 0; i < old->ntried && rec->ntried < XGPU__TUNE_TRIED_MAX; i++) {
+        bool have = false;
+        for (size_t j = 0; j < rec->ntried && !have; j++) {
+            have = !strcmp(rec->tried[j].params, old->tried[i].params);
+        }
+        if (have) {
+            continue;
+        }
+        xgpu__tune_try *t = realloc(rec->tried, (rec->ntried + 1) * sizeof *t);
+        if (!t) {
+            return false;
+        }
+        rec->tried = t;
+        rec->tried[rec->ntried++] = old->tried[i];
+    }
+    if (old->best_rate > rec->best_rate && old->best[0]) {
+        rec->best_rate = old->best_rate;
+        snprintf(rec->best, sizeof rec->best, "%s", old->best);
+    }
+    return true;
+}
+
 bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec) {
     xgpu__tune_record copy;
     if (!copy_record(&copy, rec)) {
@@ -341,6 +398,10 @@ bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec) {
         xgpu__tune_record *r = &db->recs[i];
         if (!strcmp(r->kernel, rec->kernel) && !strcmp(r->dtype, rec->dtype) &&
             !strcmp(r->cls, rec->cls) && same_exact(&r->key, &rec->key)) {
+            if (!merge_into(&copy, r)) {
+                xgpu__tune_record_free(&copy);
+                return false;
+            }
             xgpu__tune_record_free(r);
             *r = copy;
             return true;
@@ -413,12 +474,20 @@ static xgpu_status db_write(const char *path, const xgpu__tune_db *db) {
         return xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL, "tuning database: cannot write %.300s: %s",
                            tmp, strerror(e));
     }
+    /* The file keeps its mode (a database shared read-only stays so). */
+    struct stat old;
+    if (stat(path, &old) == 0) {
+        fchmod(fileno(f), old.st_mode & 0777);
+    }
     fprintf(f, "{\n  \"schema\": \"%s\",\n  \"records\": [\n", XGPU__TUNE_SCHEMA);
     for (size_t i = 0; i < db->n; i++) {
-        write_record(f, &db->recs[i], i + 1 == db->n);
+        write_record(f, &db->recs[i], i + 1 == db->n && !db->nraw);
+    }
+    for (size_t i = 0; i < db->nraw; i++) {
+        fprintf(f, "    %s%s\n", db->raw[i], i + 1 == db->nraw ? "" : ",");
     }
     fputs("  ]\n}\n", f);
-    bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    bool ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         int e = errno;
@@ -440,7 +509,37 @@ static void make_parent(const char *path) {
     }
 }
 
-xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec) {
+/* Moves a damaged database aside under a name not yet taken; the name
+ * into `aside`, or "" when it could not be moved. */
+static void move_aside(const char *path, char *aside, size_t size) {
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        aside[0] = '\0';
+        return;
+    }
+    for (int i = 0; i < ASIDE_MAX; i++) {
+        if (i == 0) {
+            snprintf(aside, size, "%s.damaged", path);
+        } else {
+            snprintf(aside, size, "%s.damaged.%d", path, i);
+        }
+        /* link fails on an existing name: no earlier copy is replaced. */
+        if (link(path, aside) == 0) {
+            unlink(path);
+            return;
+        }
+        if (errno != EEXIST) {
+            break;
+        }
+    }
+    aside[0] = '\0';
+}
+
+xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec, char *note,
+                                size_t note_size) {
+    if (note && note_size) {
+        note[0] = '\0';
+    }
     make_parent(path);
     char lock[XGPU__KCACHE_PATH_MAX + 8];
     snprintf(lock, sizeof lock, "%s.lock", path);
@@ -450,22 +549,47 @@ xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec) 
                            "tuning database: cannot open the lock %.300s: %s", lock,
                            strerror(errno));
     }
-    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
+    int locked;
+    while ((locked = flock(lfd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (locked != 0) {
+        int e = errno;
+        close(lfd);
+        return xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL,
+                           "tuning database: cannot lock %.300s: %s (concurrent writers would "
+                           "lose records)",
+                           lock, strerror(e));
     }
     xgpu__tune_db db;
     char why[400] = "";
-    if (!xgpu__tune_db_load(path, true, &db, why, sizeof why)) {
-        /* A damaged file is kept beside the new one, never overwritten. */
-        char aside[XGPU__KCACHE_PATH_MAX + 16];
-        snprintf(aside, sizeof aside, "%s.damaged", path);
-        bool moved = rename(path, aside) == 0;
-        xgpu__log("tune", XGPU_LOG_WARN, "starting a new tuning database: %s%s%s", why,
-                  moved ? "; the old file is now " : "", moved ? aside : "");
+    xgpu__tune_db_state state = xgpu__tune_db_load(path, true, &db, why, sizeof why);
+    xgpu_status st = XGPU_SUCCESS;
+    if (state == XGPU__DB_UNREADABLE) {
+        st = xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL, "tuning database: %s; nothing was written",
+                         why);
+    } else if (state == XGPU__DB_DAMAGED) {
+        /* Kept beside the new one, never overwritten. */
+        char aside[XGPU__KCACHE_PATH_MAX + 32];
+        move_aside(path, aside, sizeof aside);
+        if (!aside[0]) {
+            st = xgpu__error(NULL, XGPU_ERROR_IO, 0, NULL,
+                             "tuning database: %s, and it could not be moved aside; nothing "
+                             "was written",
+                             why);
+        } else {
+            xgpu__log("tune", XGPU_LOG_WARN, "%s: kept as %s; a new database is started", why,
+                      aside);
+            if (note && note_size) {
+                snprintf(note, note_size, "%.300s: kept as %.300s; a new database was started", why,
+                         aside);
+            }
+        }
     }
-    xgpu_status st = xgpu__tune_db_put(&db, rec)
-                         ? db_write(path, &db)
-                         : xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
-                                       "tuning database: out of memory");
+    if (st == XGPU_SUCCESS) {
+        st = xgpu__tune_db_put(&db, rec) ? db_write(path, &db)
+                                         : xgpu__error(NULL, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
+                                                       "tuning database: out of memory");
+    }
     xgpu__tune_db_free(&db);
     flock(lfd, LOCK_UN);
     close(lfd);

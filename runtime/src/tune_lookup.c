@@ -79,16 +79,11 @@ void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_ke
 
 /* Both databases, read afresh: a context asks once per kernel, dtype and
  * class, and nothing stays allocated between lookups. */
-static void load(xgpu__tune_db *user, xgpu__tune_db *shipped, char *path, size_t path_size,
-                 char *user_why, size_t why_size) {
-    user_why[0] = '\0';
-    char why[400] = "";
-    if (!xgpu__tune_db_path(path, path_size, why, sizeof why)) {
-        path[0] = '\0';
-        *user = (xgpu__tune_db){0};
-        snprintf(user_why, why_size, "no database: %s", why);
-    } else if (!xgpu__tune_db_load(path, false, user, why, sizeof why)) {
-        snprintf(user_why, why_size, "%s", why);
+static void load(xgpu__tune_db *user, xgpu__tune_db *shipped) {
+    char path[XGPU__KCACHE_PATH_MAX], why[400] = "";
+    *user = (xgpu__tune_db){0};
+    if (xgpu__tune_db_path(path, sizeof path, why, sizeof why) &&
+        xgpu__tune_db_load(path, false, user, why, sizeof why) != XGPU__DB_OK) {
         xgpu__log("tune", XGPU_LOG_WARN, "tuning database not used: %s", why);
     }
     if (!xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), false, shipped, why,
@@ -116,50 +111,58 @@ static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype d
     const char *kname = xgpu__tune_kernel_get(id)->name, *dname = xgpu_dtype_name(dtype);
     const char *cname = xgpu__tune_class_name(cls);
     const xgpu__tune_db *dbs[2] = {user_db, shipped_db};
-    const xgpu__tune_record *best = NULL;
-    xgpu__tune_level best_level = XGPU__TL_NONE;
-    bool best_shipped = false;
-    for (int d = 0; d < 2; d++) {
-        /* An entry that does not suit this device (a group too large, say)
-         * gives way to the other database or the default. */
-        xgpu__tune_level level = XGPU__TL_NONE;
-        long i = xgpu__tune_db_match(dbs[d], &key, kname, dname, cname, &level);
-        if (i < 0 || level >= best_level) {
-            continue; /* the user's database wins ties */
+    /* Level by level, the user's database first; within a level this
+     * device's own entry, then the fastest. An entry that does not suit
+     * this device (a group too large, say) gives way to the next. */
+    for (int level = XGPU__TL_EXACT; level < XGPU__TL_NONE; level++) {
+        for (int d = 0; d < 2; d++) {
+            const xgpu__tune_record *best = NULL;
+            xgpu__tune_values best_v;
+            bool best_mine = false;
+            for (size_t i = 0; i < dbs[d]->n; i++) {
+                const xgpu__tune_record *r = &dbs[d]->recs[i];
+                if (strcmp(r->kernel, kname) || strcmp(r->dtype, dname) || strcmp(r->cls, cname) ||
+                    !r->best[0] || xgpu__tune_fit(r, &key) != (xgpu__tune_level)level) {
+                    continue;
+                }
+                bool mine =
+                    !strcmp(r->key.device, key.device) && !strcmp(r->key.backend, key.backend);
+                if (best &&
+                    (best_mine > mine || (best_mine == mine && best->best_rate >= r->best_rate))) {
+                    continue;
+                }
+                xgpu__tune_values v;
+                char why[200];
+                if (!xgpu__tune_parse(id, r->best, &v, why, sizeof why) ||
+                    !xgpu__tune_valid(id, dtype, &ctx->device->info, &v, why, sizeof why)) {
+                    xgpu__log("tune", XGPU_LOG_DEBUG, "%s %s %s: entry of %s not used: %s", kname,
+                              dname, cname, r->key.device, why);
+                    continue;
+                }
+                best = r;
+                best_v = v;
+                best_mine = mine;
+            }
+            if (best) {
+                out->values = best_v;
+                out->source = "tuned";
+                out->level = (xgpu__tune_level)level;
+                out->shipped = d == 1;
+                out->stale = level != XGPU__TL_EXACT && best_mine;
+                out->rate = best->best_rate;
+                snprintf(out->unit, sizeof out->unit, "%s", best->unit);
+                return true;
+            }
         }
-        const xgpu__tune_record *r = &dbs[d]->recs[i];
-        xgpu__tune_values v;
-        char why[200];
-        if (!xgpu__tune_parse(id, r->best, &v, why, sizeof why) ||
-            !xgpu__tune_valid(id, dtype, &ctx->device->info, &v, why, sizeof why)) {
-            xgpu__log("tune", XGPU_LOG_DEBUG, "%s %s %s: entry of %s not used: %s", kname, dname,
-                      cname, r->key.device, why);
-            continue;
-        }
-        best = r;
-        best_level = level;
-        best_shipped = d == 1;
-        out->values = v;
     }
-    if (!best) {
-        return false;
-    }
-    out->source = "tuned";
-    out->level = best_level;
-    out->shipped = best_shipped;
-    out->stale = best_level != XGPU__TL_EXACT && !strcmp(best->key.device, key.device) &&
-                 !strcmp(best->key.backend, key.backend);
-    out->rate = best->best_rate;
-    snprintf(out->unit, sizeof out->unit, "%s", best->unit);
-    return true;
+    return false;
 }
 
 /* The databases' choice, or false. */
 static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                     xgpu__tune_class cls, xgpu__tune_choice *out) {
     xgpu__tune_db user_db, shipped_db;
-    char path[XGPU__KCACHE_PATH_MAX], why[400];
-    load(&user_db, &shipped_db, path, sizeof path, why, sizeof why);
+    load(&user_db, &shipped_db);
     bool found = choose_from(ctx, id, dtype, cls, &user_db, &shipped_db, out);
     xgpu__tune_db_free(&user_db);
     xgpu__tune_db_free(&shipped_db);

@@ -654,6 +654,7 @@ static void tune_command(void **state) {
         {"--max-mib -1", "--max-mib"},
         {"--db ''", "--db"},
         {"--frobnicate", "--frobnicate"},
+        {"-k gemm --dtype i32", "selects nothing"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[512];

@@ -161,7 +161,7 @@ static void damaged_files(void **state) {
     path_in(path, sizeof path, "damaged.json");
     xgpu__tune_db db;
     /* Missing: an empty database, no error. */
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 0);
     const char *broken[] = {"not json", "{\"schema\": \"xgpu.tune/9\", \"records\": []}",
                             "{\"schema\": \"xgpu.tune/1\"}",
@@ -170,7 +170,7 @@ static void damaged_files(void **state) {
     for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
         write_text(path, broken[i]);
         why[0] = '\0';
-        assert_false(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+        assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_DAMAGED);
         assert_int_equal(db.n, 0);
         assert_non_null(strstr(why, path));
     }
@@ -180,25 +180,25 @@ static void damaged_files(void **state) {
                                  "unroll=1,vec=64,"
                                  "chunked=1",
                                  10);
-    assert_int_equal(xgpu__tune_db_store(path, &r), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_store(path, &r, NULL, 0), XGPU_SUCCESS);
     char aside[320];
     snprintf(aside, sizeof aside, "%s.damaged", path);
     assert_int_equal(access(aside, F_OK), 0);
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 1);
     xgpu__tune_db_free(&db);
     /* A folder, not a file: refused with the reason. */
-    assert_false(xgpu__tune_db_load(dir, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(dir, true, &db, why, sizeof why), XGPU__DB_UNREADABLE);
     /* Records that do not parse are skipped one by one; the rest stay. */
     const char *mixed = "{\"schema\": \"xgpu.tune/1\", \"records\": ["
                         "{\"kernel\": \"sum\"},"
                         "{\"kernel\": \"nosuch\", \"dtype\": \"f32\"},"
                         "7]}";
     write_text(path, mixed);
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 0);
-    assert_int_equal(xgpu__tune_db_store(path, &r), XGPU_SUCCESS);
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_store(path, &r, NULL, 0), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 1);
     /* A winner that is not the kernel's parameters makes the record void. */
     FILE *f = fopen(path, "r");
@@ -211,8 +211,89 @@ static void damaged_files(void **state) {
     memcpy(best, "grope", 5);
     write_text(path, text);
     xgpu__tune_db_free(&db);
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 0);
+}
+
+/* Nothing is lost: a second damaged file gets a name of its own; a folder
+ * or other non-file at the path is left alone and the store fails; records
+ * this build does not read are written back; two tunes of one record
+ * merge their candidates. */
+static void nothing_is_lost(void **state) {
+    (void)state;
+    char path[300], aside[320], why[400];
+    path_in(path, sizeof path, "lost.json");
+    xgpu__tune_record r = record(key_of("dev", "arch", "v", "cpu", "1"),
+                                 "group=4,gpcu=1,unroll=1,vec=64,chunked=1", 10);
+    for (int i = 0; i < 2; i++) {
+        write_text(path, i ? "garbage B" : "garbage A");
+        char note[700] = "";
+        assert_int_equal(xgpu__tune_db_store(path, &r, note, sizeof note), XGPU_SUCCESS);
+        assert_non_null(strstr(note, ".damaged"));
+    }
+    snprintf(aside, sizeof aside, "%s.damaged", path);
+    char *a = NULL;
+    FILE *f = fopen(aside, "r");
+    assert_non_null(f);
+    char text[64] = "";
+    a = fgets(text, sizeof text, f);
+    fclose(f);
+    assert_non_null(a);
+    assert_string_equal(text, "garbage A");
+    snprintf(aside, sizeof aside, "%s.damaged.1", path);
+    f = fopen(aside, "r");
+    assert_non_null(f);
+    a = fgets(text, sizeof text, f);
+    fclose(f);
+    assert_string_equal(text, "garbage B");
+    /* A folder at the path: an error, and the folder as it was. */
+    char folder[300], inside[340];
+    path_in(folder, sizeof folder, "folder.json");
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(inside, sizeof inside, "%s/keep.txt", folder);
+    write_text(inside, "keep");
+    assert_int_equal(xgpu__tune_db_store(folder, &r, NULL, 0), XGPU_ERROR_IO);
+    assert_int_equal(access(inside, R_OK), 0);
+    /* Another xgpu's record (an unknown kernel) comes back unchanged. */
+    write_text(path, "{\"schema\": \"xgpu.tune/1\", \"records\": [{\"kernel\": \"softmax\", "
+                     "\"future\": [1, 2]}]}");
+    assert_int_equal(xgpu__tune_db_store(path, &r, NULL, 0), XGPU_SUCCESS);
+    char *back = NULL;
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char big[8192];
+    size_t len = fread(big, 1, sizeof big - 1, f);
+    fclose(f);
+    big[len] = '\0';
+    back = strstr(big, "{\"kernel\": \"softmax\", \"future\": [1, 2]}");
+    assert_non_null(back);
+    xgpu__tune_db db;
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
+    assert_int_equal(db.n, 1);
+    assert_int_equal(db.nraw, 1);
+    xgpu__tune_db_free(&db);
+    /* Two tunes of one record: candidates joined, the better winner kept. */
+    xgpu__tune_try t1 = {"group=4,gpcu=1,unroll=1,vec=64,chunked=1", 10, "ok"};
+    xgpu__tune_try t2 = {"group=8,gpcu=1,unroll=1,vec=64,chunked=1", 20, "ok"};
+    xgpu__tune_record first = record(key_of("dev2", "a", "v", "cpu", "1"), t2.params, 20);
+    first.tried = &t2;
+    first.ntried = 1;
+    xgpu__tune_record second = record(key_of("dev2", "a", "v", "cpu", "1"), t1.params, 10);
+    second.tried = &t1;
+    second.ntried = 1;
+    assert_int_equal(xgpu__tune_db_store(path, &first, NULL, 0), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_store(path, &second, NULL, 0), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
+    bool found = false;
+    for (size_t i = 0; i < db.n; i++) {
+        if (!strcmp(db.recs[i].key.device, "dev2")) {
+            found = true;
+            assert_int_equal(db.recs[i].ntried, 2);
+            assert_string_equal(db.recs[i].best, t2.params);
+        }
+    }
+    assert_true(found);
+    xgpu__tune_db_free(&db);
 }
 
 static void fallback_order(void **state) {
@@ -303,11 +384,11 @@ static void version_change(void **state) {
     xgpu__tune_key old = me;
     snprintf(old.driver, sizeof old.driver, "3.0");
     xgpu__tune_record a = record(old, p, 5), b = record(me, p, 6);
-    assert_int_equal(xgpu__tune_db_store(path, &a), XGPU_SUCCESS);
-    assert_int_equal(xgpu__tune_db_store(path, &b), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_store(path, &a, NULL, 0), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_store(path, &b, NULL, 0), XGPU_SUCCESS);
     xgpu__tune_db db;
     char why[300];
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 2);
     xgpu__tune_level level = XGPU__TL_NONE;
     long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level);
@@ -337,13 +418,13 @@ static void concurrent_writers(void **state) {
                 xgpu__tune_try t = {"group=4,gpcu=1,unroll=1,vec=64,chunked=1", 1, "ok"};
                 r.tried = &t;
                 r.ntried = 1;
-                if (xgpu__tune_db_store(path, &r) != XGPU_SUCCESS) {
+                if (xgpu__tune_db_store(path, &r, NULL, 0) != XGPU_SUCCESS) {
                     _exit(1);
                 }
                 /* A reader in between always sees a whole file. */
                 xgpu__tune_db db;
                 char why[300];
-                if (!xgpu__tune_db_load(path, true, &db, why, sizeof why)) {
+                if (xgpu__tune_db_load(path, true, &db, why, sizeof why) != XGPU__DB_OK) {
                     _exit(2);
                 }
                 xgpu__tune_db_free(&db);
@@ -359,7 +440,7 @@ static void concurrent_writers(void **state) {
     }
     xgpu__tune_db db;
     char why[300];
-    assert_true(xgpu__tune_db_load(path, true, &db, why, sizeof why));
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, PROCS * EACH);
     xgpu__tune_db_free(&db);
 }
@@ -369,8 +450,8 @@ static void shipped_entries_parse(void **state) {
     (void)state;
     xgpu__tune_db db;
     char why[300] = "";
-    assert_true(xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), true, &db,
-                                    why, sizeof why));
+    assert_true(xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), true, &db, why,
+                                    sizeof why));
     size_t records = 0;
     for (const char *p = xgpu__tune_shipped; (p = strstr(p, "\"kernel\"")); p++) {
         records++;
@@ -401,7 +482,7 @@ int main(void) {
         cmocka_unit_test(json_reader),           cmocka_unit_test(params_text),
         cmocka_unit_test(damaged_files),         cmocka_unit_test(fallback_order),
         cmocka_unit_test(version_change),        cmocka_unit_test(concurrent_writers),
-        cmocka_unit_test(shipped_entries_parse),
+        cmocka_unit_test(shipped_entries_parse), cmocka_unit_test(nothing_is_lost),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

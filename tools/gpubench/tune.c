@@ -47,7 +47,9 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
     }
     const char *open = strchr(c.source, '(');
     char what[96];
-    if (!strncmp(c.source, "tuned", 5) && open) {
+    if (c.stale) {
+        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
+    } else if (!strncmp(c.source, "tuned", 5) && open) {
         /* "tuned (this device, user database)" -> "tuned params (this device)" */
         const char *comma = strchr(open, ',');
         size_t len = comma ? (size_t)(comma - open) : strlen(open);
@@ -122,6 +124,9 @@ static void progress(void *user, const xgpu_tune_progress *p) {
     }
 }
 
+static bool wanted(const tune_cli *cli, const char *kernel, xgpu_dtype dt,
+                   const xgpu_device_info *info);
+
 static int parse(int argc, char **argv, tune_cli *cli) {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -172,6 +177,23 @@ static int parse(int argc, char **argv, tune_cli *cli) {
         fprintf(stderr, "gpubench tune: --dtype: '%s' is not a list of f32, f64, i32, i64\n", bad);
         return 2;
     }
+    /* Some kernel must take some dtype, on a device with fp64 at least. */
+    const xgpu_device_info any = {.fp64 = true};
+    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
+    bool some = false;
+    for (size_t k = 0; k < 5 && !some; k++) {
+        for (size_t d = 0; d < 4 && !some; d++) {
+            some =
+                in_list(cli->kernels, all_kernels[k]) && wanted(cli, all_kernels[k], dts[d], &any);
+        }
+    }
+    if (!some) {
+        fprintf(stderr,
+                "gpubench tune: -k %s --dtype %s selects nothing: gemm and stream take f32 and "
+                "f64, the reductions f32, f64, i32 and i64\n",
+                cli->kernels ? cli->kernels : "(all)", cli->dtypes ? cli->dtypes : "(default)");
+        return 2;
+    }
     return -1;
 }
 
@@ -203,7 +225,7 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
         return 1;
     }
     static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
-    int rc = 0;
+    int rc = 0, tuned = 0;
     for (size_t k = 0; k < 5; k++) {
         if (!in_list(cli->kernels, all_kernels[k])) {
             continue;
@@ -212,6 +234,7 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
             if (!wanted(cli, all_kernels[k], dts[d], &info)) {
                 continue;
             }
+            tuned++;
             xgpu_tune_options opt = {cli->seconds,   cli->restart, cli->db,
                                      cli->max_bytes, progress,     (void *)cli};
             xgpu_tune_summary sum;
@@ -227,8 +250,11 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
                 continue;
             }
             const char *unit = !strcmp(all_kernels[k], "gemm") ? "GFLOP/s" : "GB/s";
+            if (sum.warning[0]) {
+                fprintf(stderr, "gpubench tune: %s\n", sum.warning);
+            }
             for (int c = 0; c < 2; c++) {
-                if (!sum.best_rate[c] && !sum.best[c][0]) {
+                if (!sum.size[c]) {
                     continue; /* the class did not fit the device or --max-mib */
                 }
                 double ratio = sum.default_rate[c] > 0 ? sum.best_rate[c] / sum.default_rate[c] : 0;
@@ -246,6 +272,14 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
     }
     xgpu_queue_release(q);
     xgpu_context_release(ctx);
+    if (!tuned) {
+        fprintf(stderr,
+                "gpubench tune: %s:%u: nothing to tune for -k %s --dtype %s (gemm and stream "
+                "take f32 and f64; f64 needs a device with fp64)\n",
+                info.backend, info.backend_index, cli->kernels ? cli->kernels : "(all)",
+                cli->dtypes ? cli->dtypes : "(default)");
+        return 1;
+    }
     return rc;
 }
 
