@@ -76,7 +76,7 @@ xgpu__tune_values xgpu__tune_from_gemm(const xgpu_gemm_params *p);
 typedef struct xgpu__tune_key {
     char backend[32], vendor[128], type[8], device[256], arch[64];
     uint32_t compute_units;
-    char driver[128], compiler[256], source[20], xgpu[24];
+    char driver[128], compiler[512], source[20], xgpu[24];
 } xgpu__tune_key;
 
 typedef struct xgpu__tune_try {

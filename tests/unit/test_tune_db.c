@@ -197,6 +197,8 @@ static void damaged_files(void **state) {
     write_text(path, mixed);
     assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 0);
+    assert_int_equal(db.nraw, 2); /* the two objects, kept as text; not the 7 */
+    xgpu__tune_db_free(&db);
     assert_int_equal(xgpu__tune_db_store(path, &r, NULL, 0), XGPU_SUCCESS);
     assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 1);
@@ -213,6 +215,7 @@ static void damaged_files(void **state) {
     xgpu__tune_db_free(&db);
     assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 0);
+    xgpu__tune_db_free(&db);
 }
 
 /* Nothing is lost: a second damaged file gets a name of its own; a folder
