@@ -111,13 +111,25 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
     return XGPU_SUCCESS;
 }
 
-/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width]".
- * *found is false when it is unset; a malformed value is an error naming
- * the variable, never half-read. */
+/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
+ * or as the tuning database and xgpu_tune_lookup spell them
+ * ("tm=128,tn=128,tk=16,wm=32,wn=8,vw=1,contig=1", every field). *found
+ * is false when it is unset; a malformed value is an error naming the
+ * variable, never half-read. */
 static xgpu_status env_params(xgpu_gemm_params *p, bool *found, const char *who) {
     const char *v = getenv("XGPU_GEMM_PARAMS");
     *found = v != NULL;
     char why[160];
+    if (v && strchr(v, '=')) {
+        xgpu__tune_values values;
+        if (xgpu__tune_parse(XGPU__TK_GEMM, v, &values, why, sizeof why)) {
+            *p = xgpu__tune_to_gemm(&values);
+            return XGPU_SUCCESS;
+        }
+        *found = false;
+        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                           "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", who, v, why);
+    }
     if (v && !xgpu__gemm_params_parse(v, p, why, sizeof why)) {
         *found = false;
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,

@@ -514,8 +514,14 @@ static void bad_arguments_are_refused(void **state) {
     d.a.ld = 16;
     d.m = 16;
     /* XGPU_GEMM_PARAMS is read whole or refused, naming the variable. */
-    const char *bad_env[] = {"-1,-1,-1,-1,-1",  "128,128", "128,128,16,8,8,1,9",
-                             "128,128,16,8,8x", "",        "4294967296,1,1,1,1"};
+    const char *bad_env[] = {"-1,-1,-1,-1,-1",
+                             "128,128",
+                             "128,128,16,8,8,1,9",
+                             "128,128,16,8,8x",
+                             "",
+                             "4294967296,1,1,1,1",
+                             "tm=32,tn=32",
+                             "tm=32,tn=32,tk=8,wm=4,wn=4,vw=1,contig=1,x=2"};
     for (size_t i = 0; i < sizeof bad_env / sizeof bad_env[0]; i++) {
         setenv("XGPU_GEMM_PARAMS", bad_env[i], 1);
         XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "XGPU_GEMM_PARAMS");
@@ -538,6 +544,12 @@ static void bad_arguments_are_refused(void **state) {
     XT_OK(xgpu_gemm_default_params(xt.device, XGPU_F32, &got));
     assert_int_equal(got.tile_m, 32);
     assert_int_equal(got.vector_width, 1);
+    /* The spelling of the tuning database and xgpu_tune_lookup. */
+    setenv("XGPU_GEMM_PARAMS", "tm=64,tn=32,tk=8,wm=4,wn=8,vw=1,contig=1", 1);
+    XT_OK(xgpu_gemm_default_params(xt.device, XGPU_F32, &got));
+    assert_int_equal(got.tile_m, 64);
+    assert_int_equal(got.work_n, 8);
+    assert_int_equal(got.contiguous, 1);
     unsetenv("XGPU_GEMM_PARAMS");
     d.b.buffer = NULL;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "matrix b is NULL");
