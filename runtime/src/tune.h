@@ -144,9 +144,13 @@ bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec);
 xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec, char *note,
                                 size_t note_size);
 /* The index of the record that fits `key` best for kernel, dtype and
- * class with a verified winner, at *level or closer; -1 when none. */
+ * class with a verified winner, at *level or closer (*level is then set);
+ * -1 when none. Within a level this device's own entry (another driver,
+ * say) comes first, then the fastest. `accept` (may be NULL) can refuse a
+ * record, e.g. parameters this device cannot run; the next one is taken. */
 long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
-                         const char *dtype, const char *cls, xgpu__tune_level *level);
+                         const char *dtype, const char *cls, xgpu__tune_level *level,
+                         bool (*accept)(const xgpu__tune_record *rec, void *user), void *user);
 /* The level at which `rec` fits `key` (kernel, dtype and class aside). */
 xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key);
 void xgpu__tune_record_free(xgpu__tune_record *rec);

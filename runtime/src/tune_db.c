@@ -328,9 +328,11 @@ xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_k
 }
 
 long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
-                         const char *dtype, const char *cls, xgpu__tune_level *level) {
+                         const char *dtype, const char *cls, xgpu__tune_level *level,
+                         bool (*accept)(const xgpu__tune_record *rec, void *user), void *user) {
     long best = -1;
     xgpu__tune_level best_level = *level;
+    bool best_mine = false;
     for (size_t i = 0; i < db->n; i++) {
         const xgpu__tune_record *r = &db->recs[i];
         if (strcmp(r->kernel, kernel) || strcmp(r->dtype, dtype) || strcmp(r->cls, cls) ||
@@ -338,11 +340,17 @@ long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, con
             continue;
         }
         xgpu__tune_level l = xgpu__tune_fit(r, key);
-        /* Closer wins; among equals, the faster device's choice. */
-        if (l < best_level || (l == best_level && l != XGPU__TL_NONE &&
-                               (best < 0 || r->best_rate > db->recs[best].best_rate))) {
+        bool mine = !strcmp(r->key.device, key->device) && !strcmp(r->key.backend, key->backend);
+        /* Closer wins; within a level this device's own entry, then the
+         * faster device's choice. */
+        bool better =
+            l < best_level || (l == best_level && l != XGPU__TL_NONE &&
+                               (best < 0 || mine > best_mine ||
+                                (mine == best_mine && r->best_rate > db->recs[best].best_rate)));
+        if (better && (!accept || accept(r, user))) {
             best = (long)i;
             best_level = l;
+            best_mine = mine;
         }
     }
     if (best >= 0) {

@@ -103,6 +103,29 @@ static bool tuning_off(void) {
 
 /* The closest verified entry of the two databases that suits the
  * device, or false. */
+/* What the lookup's accept callback needs, and where it leaves the
+ * accepted record's values. */
+typedef struct suits {
+    xgpu__tune_kernel_id id;
+    xgpu_dtype dtype;
+    const xgpu_device_info *info;
+    xgpu__tune_values values;
+} suits;
+
+static bool suits_device(const xgpu__tune_record *r, void *user) {
+    suits *u = user;
+    char why[200];
+    xgpu__tune_values v;
+    if (!xgpu__tune_parse(u->id, r->best, &v, why, sizeof why) ||
+        !xgpu__tune_valid(u->id, u->dtype, u->info, &v, why, sizeof why)) {
+        xgpu__log("tune", XGPU_LOG_DEBUG, "%s %s %s: entry of %s not used: %s", r->kernel, r->dtype,
+                  r->cls, r->key.device, why);
+        return false;
+    }
+    u->values = v;
+    return true;
+}
+
 static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                         xgpu__tune_class cls, const xgpu__tune_db *user_db,
                         const xgpu__tune_db *shipped_db, xgpu__tune_choice *out) {
@@ -111,51 +134,32 @@ static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype d
     const char *kname = xgpu__tune_kernel_get(id)->name, *dname = xgpu_dtype_name(dtype);
     const char *cname = xgpu__tune_class_name(cls);
     const xgpu__tune_db *dbs[2] = {user_db, shipped_db};
-    /* Level by level, the user's database first; within a level this
-     * device's own entry, then the fastest. An entry that does not suit
-     * this device (a group too large, say) gives way to the next. */
-    for (int level = XGPU__TL_EXACT; level < XGPU__TL_NONE; level++) {
-        for (int d = 0; d < 2; d++) {
-            const xgpu__tune_record *best = NULL;
-            xgpu__tune_values best_v;
-            bool best_mine = false;
-            for (size_t i = 0; i < dbs[d]->n; i++) {
-                const xgpu__tune_record *r = &dbs[d]->recs[i];
-                if (strcmp(r->kernel, kname) || strcmp(r->dtype, dname) || strcmp(r->cls, cname) ||
-                    !r->best[0] || xgpu__tune_fit(r, &key) != (xgpu__tune_level)level) {
-                    continue;
-                }
-                bool mine =
-                    !strcmp(r->key.device, key.device) && !strcmp(r->key.backend, key.backend);
-                if (best &&
-                    (best_mine > mine || (best_mine == mine && best->best_rate >= r->best_rate))) {
-                    continue;
-                }
-                xgpu__tune_values v;
-                char why[200];
-                if (!xgpu__tune_parse(id, r->best, &v, why, sizeof why) ||
-                    !xgpu__tune_valid(id, dtype, &ctx->device->info, &v, why, sizeof why)) {
-                    xgpu__log("tune", XGPU_LOG_DEBUG, "%s %s %s: entry of %s not used: %s", kname,
-                              dname, cname, r->key.device, why);
-                    continue;
-                }
-                best = r;
-                best_v = v;
-                best_mine = mine;
-            }
-            if (best) {
-                out->values = best_v;
-                out->source = "tuned";
-                out->level = (xgpu__tune_level)level;
-                out->shipped = d == 1;
-                out->stale = level != XGPU__TL_EXACT && best_mine;
-                out->rate = best->best_rate;
-                snprintf(out->unit, sizeof out->unit, "%s", best->unit);
-                return true;
-            }
+    /* The closest entry that suits the device (a group too large, say,
+     * gives way to the next); the user's database wins ties. */
+    const xgpu__tune_record *best = NULL;
+    xgpu__tune_level best_level = XGPU__TL_NONE;
+    for (int d = 0; d < 2; d++) {
+        suits u = {id, dtype, &ctx->device->info, {{0}}};
+        xgpu__tune_level level = best_level;
+        long i = xgpu__tune_db_match(dbs[d], &key, kname, dname, cname, &level, suits_device, &u);
+        if (i < 0 || level >= best_level) {
+            continue;
         }
+        best = &dbs[d]->recs[i];
+        best_level = level;
+        out->values = u.values;
+        out->shipped = d == 1;
     }
-    return false;
+    if (!best) {
+        return false;
+    }
+    out->source = "tuned";
+    out->level = best_level;
+    out->stale = best_level != XGPU__TL_EXACT && !strcmp(best->key.device, key.device) &&
+                 !strcmp(best->key.backend, key.backend);
+    out->rate = best->best_rate;
+    snprintf(out->unit, sizeof out->unit, "%s", best->unit);
+    return true;
 }
 
 /* The databases' choice, or false. */

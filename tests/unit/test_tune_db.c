@@ -299,6 +299,12 @@ static void nothing_is_lost(void **state) {
     xgpu__tune_db_free(&db);
 }
 
+/* Refuses the records of one device, as a lookup refuses parameters the
+ * device cannot run. */
+static bool not_this_device(const xgpu__tune_record *rec, void *user) {
+    return strcmp(rec->key.device, user) != 0;
+}
+
 static void fallback_order(void **state) {
     (void)state;
     const char *p = "group=4,gpcu=1,unroll=1,vec=64,chunked=1";
@@ -320,23 +326,31 @@ static void fallback_order(void **state) {
     for (size_t i = 0; i < 5; i++) {
         assert_true(xgpu__tune_db_put(&db, &recs[i]));
         xgpu__tune_level level = XGPU__TL_NONE;
-        long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level);
+        long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level, NULL, NULL);
         assert_int_equal(at, i == 0 ? -1 : (long)i);
         assert_int_equal(level, want[i]);
     }
+    /* A refused entry gives way to the next closest. */
+    xgpu__tune_level lv = XGPU__TL_NONE;
+    assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &lv, not_this_device,
+                                         (void *)"pocl-zen"),
+                     3);
+    assert_int_equal(lv, XGPU__TL_ARCH);
     /* Another kernel, dtype or class: nothing. */
     xgpu__tune_level level = XGPU__TL_NONE;
-    assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f64", "large", &level), -1);
-    assert_int_equal(xgpu__tune_db_match(&db, &me, "argmax", "f32", "large", &level), -1);
-    assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f32", "small", &level), -1);
+    assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f64", "large", &level, NULL, NULL), -1);
+    assert_int_equal(xgpu__tune_db_match(&db, &me, "argmax", "f32", "large", &level, NULL, NULL),
+                     -1);
+    assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f32", "small", &level, NULL, NULL), -1);
     /* An unknown device type matches nothing; a device of a known type
      * with nothing else in common gets the type's entry. */
     xgpu__tune_key accel = key_of("fpga", "x", "y", "accel", "1");
     level = XGPU__TL_NONE;
-    assert_int_equal(xgpu__tune_db_match(&db, &accel, "sum", "f32", "large", &level), -1);
+    assert_int_equal(xgpu__tune_db_match(&db, &accel, "sum", "f32", "large", &level, NULL, NULL),
+                     -1);
     xgpu__tune_key stranger = key_of("risc-v", "rv64", "someone", "cpu", "1");
     level = XGPU__TL_NONE;
-    long at = xgpu__tune_db_match(&db, &stranger, "sum", "f32", "large", &level);
+    long at = xgpu__tune_db_match(&db, &stranger, "sum", "f32", "large", &level, NULL, NULL);
     assert_int_equal(level, XGPU__TL_CLASS);
     assert_true(at >= 1 && at <= 4);
     /* Putting the same device again replaces its record. */
@@ -350,7 +364,8 @@ static void fallback_order(void **state) {
     snprintf(empty.kernel, sizeof empty.kernel, "argmax");
     assert_true(xgpu__tune_db_put(&db, &empty));
     level = XGPU__TL_NONE;
-    assert_int_equal(xgpu__tune_db_match(&db, &me, "argmax", "f32", "large", &level), -1);
+    assert_int_equal(xgpu__tune_db_match(&db, &me, "argmax", "f32", "large", &level, NULL, NULL),
+                     -1);
     xgpu__tune_db_free(&db);
 }
 
@@ -394,7 +409,7 @@ static void version_change(void **state) {
     assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
     assert_int_equal(db.n, 2);
     xgpu__tune_level level = XGPU__TL_NONE;
-    long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level);
+    long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level, NULL, NULL);
     assert_int_equal(level, XGPU__TL_EXACT);
     assert_true(db.recs[at].best_rate == 6);
     xgpu__tune_db_free(&db);
