@@ -236,6 +236,20 @@ static bool repeats_word(const unsigned char *p, size_t size) {
     return true;
 }
 
+xgpu_status xgpu__rt_buffer_copy_peer(void *src_queue, void *src_buffer, size_t src_offset,
+                                      void *dst_queue, void *dst_buffer, size_t dst_offset,
+                                      size_t size) {
+    const rt_queue *sq = src_queue, *dq = dst_queue;
+    const rt_buffer *sb = src_buffer, *db = dst_buffer;
+    const xgpu_rt_vendor *v = dq->ctx->vendor;
+    xgpu_status st = xgpu__rt_make_current(dq->ctx);
+    if (st == XGPU_SUCCESS) {
+        st = v->copy_peer(dq->ctx->api, db->ptr + dst_offset, dq->ctx->device_ctx,
+                          sb->ptr + src_offset, sq->ctx->device_ctx, size, dq->stream);
+    }
+    return st != XGPU_SUCCESS ? st : v->stream_sync(dq->ctx->api, dq->stream);
+}
+
 xgpu_status xgpu__rt_buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
                                  const void *pattern, size_t pattern_size, void **event) {
     rt_queue *q = queue;

@@ -49,6 +49,12 @@ typedef struct xgpu_rt_vendor {
     xgpu_status (*copy_dtoh)(const void *api, void *dst, uint64_t src, size_t size, void *stream);
     xgpu_status (*copy_dtod)(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream);
+    /* Between two contexts (src_ctx, dst_ctx: their device_ctx), on the
+     * destination's stream, with the destination's context current; peer
+     * access is enabled first where the vendor needs it. XGPU_ERROR_UNSUPPORTED
+     * without an error when the vendor's library has no peer copy. */
+    xgpu_status (*copy_peer)(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
+                             void *src_ctx, size_t size, void *stream);
     /* `count` elements of `width` bytes (1, 2 or 4) set to `value`. */
     xgpu_status (*memset)(const void *api, uint64_t dst, uint32_t value, unsigned width,
                           size_t count, void *stream);
@@ -75,9 +81,9 @@ typedef struct xgpu_rt_vendor {
         .stream_wait_event = stream_wait_event, .event_elapsed = event_elapsed,                    \
         .event_destroy = event_destroy, .mem_alloc = mem_alloc, .mem_free = mem_free,              \
         .host_alloc = host_alloc, .host_free = host_free, .copy_htod = copy_htod,                  \
-        .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod, .memset = memset_n,                        \
-        .module_load = module_load, .module_unload = module_unload, .get_function = get_function,  \
-        .function_props = function_props, .launch = launch,                                        \
+        .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod, .copy_peer = copy_peer,                    \
+        .memset = memset_n, .module_load = module_load, .module_unload = module_unload,            \
+        .get_function = get_function, .function_props = function_props, .launch = launch,          \
     }
 
 /* The first member of a vendor's context struct. */
@@ -125,6 +131,9 @@ xgpu_status xgpu__rt_buffer_read(void *queue, void *buffer, size_t offset, void 
                                  bool blocking, void **event);
 xgpu_status xgpu__rt_buffer_copy(void *queue, void *src, size_t src_offset, void *dst,
                                  size_t dst_offset, size_t size, void **event);
+xgpu_status xgpu__rt_buffer_copy_peer(void *src_queue, void *src_buffer, size_t src_offset,
+                                      void *dst_queue, void *dst_buffer, size_t dst_offset,
+                                      size_t size);
 xgpu_status xgpu__rt_buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
                                  const void *pattern, size_t pattern_size, void **event);
 xgpu_status xgpu__rt_host_alloc(void *context, size_t size, void **handle, void **ptr);
@@ -164,6 +173,7 @@ xgpu_status xgpu__rt_kernel_create(void *program, const char *name, size_t size,
     .launch = xgpu__rt_launch, .queue_record_event = xgpu__rt_queue_record_event,                  \
     .event_wait = xgpu__rt_event_wait, .event_elapsed_ms = xgpu__rt_event_elapsed_ms,              \
     .event_release = xgpu__rt_event_release, .queue_wait_event = xgpu__rt_queue_wait_event,        \
-    .kernel_native = xgpu__rt_kernel_native, .program_binary = xgpu__rt_program_binary
+    .kernel_native = xgpu__rt_kernel_native, .program_binary = xgpu__rt_program_binary,            \
+    .buffer_copy_peer = xgpu__rt_buffer_copy_peer
 
 #endif

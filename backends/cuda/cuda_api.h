@@ -35,6 +35,7 @@ enum {
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_ILLEGAL_ADDRESS = 700,
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+    CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
     CUDA_ERROR_ASSERT = 710,
     CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
     CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
@@ -115,6 +116,13 @@ enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
       (void *dst, CUdeviceptr src, size_t size, CUstream stream))                                  \
     X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", 1, CUresult,                                      \
       (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream))                            \
+    X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", 0, CUresult,                                         \
+      (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t size,        \
+       CUstream stream))                                                                           \
+    X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", 0, CUresult,                                 \
+      (int *can, CUdevice dev, CUdevice peer))                                                     \
+    X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 0, CUresult,                                 \
+      (CUcontext peer, unsigned flags))                                                            \
     X(cuMemsetD8Async, "cuMemsetD8Async", 1, CUresult,                                             \
       (CUdeviceptr dst, unsigned char value, size_t n, CUstream stream))                           \
     X(cuMemsetD16Async, "cuMemsetD16Async", 1, CUresult,                                           \

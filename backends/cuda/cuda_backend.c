@@ -222,6 +222,31 @@ static xgpu_status cu_device_free_memory(void *state, uint32_t index, uint64_t *
     return XGPU_SUCCESS;
 }
 
+/* Two contexts of one device share its primary context: a copy between
+ * them is direct. */
+static xgpu_status cu_device_peer(void *state, uint32_t src, uint32_t dst, bool *direct) {
+    cu_state *st = state;
+    const cu_driver *d = &st->driver;
+    *direct = false;
+    if (!d->cuMemcpyPeerAsync) {
+        return XGPU_SUCCESS;
+    }
+    if (src == dst) {
+        *direct = true;
+        return XGPU_SUCCESS;
+    }
+    if (!d->cuDeviceCanAccessPeer) {
+        return XGPU_SUCCESS;
+    }
+    int can = 0;
+    CUresult r = d->cuDeviceCanAccessPeer(&can, st->devices[dst], st->devices[src]);
+    if (r != CUDA_SUCCESS) {
+        return cu__fail(d, r, "cuDeviceCanAccessPeer", NULL);
+    }
+    *direct = can != 0;
+    return XGPU_SUCCESS;
+}
+
 static void cu_shutdown(void *state) {
     cu_state *st = state;
     if (!st) {
@@ -250,6 +275,7 @@ static const xgpu_backend_ops cu_ops = {
     .device_count = cu_device_count,
     .device_info = cu_device_info,
     .device_free_memory = cu_device_free_memory,
+    .device_peer = cu_device_peer,
     .context_create = cu__context_create,
     .context_release = cu__context_release,
     .program_build = cu__program_build,

@@ -93,6 +93,22 @@ static xgpu_status copy_dtoh(const void *api, void *dst, uint64_t src, size_t si
     return check(api, D(api)->cuMemcpyDtoHAsync(dst, src, size, stream), "cuMemcpyDtoHAsync");
 }
 
+static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
+                             void *src_ctx, size_t size, void *stream) {
+    const cu_driver *d = D(api);
+    if (!d->cuMemcpyPeerAsync) {
+        return XGPU_ERROR_UNSUPPORTED;
+    }
+    if (dst_ctx != src_ctx && d->cuCtxEnablePeerAccess) {
+        CUresult r = d->cuCtxEnablePeerAccess((CUcontext)src_ctx, 0);
+        if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+            return cu__fail(d, r, "cuCtxEnablePeerAccess", NULL);
+        }
+    }
+    return check(api, d->cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, size, stream),
+                 "cuMemcpyPeerAsync");
+}
+
 static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream) {
     return check(api, D(api)->cuMemcpyDtoDAsync(dst, src, size, stream), "cuMemcpyDtoDAsync");

@@ -29,6 +29,7 @@ enum {
     hipErrorNotFound = 500,
     hipErrorIllegalAddress = 700,
     hipErrorLaunchOutOfResources = 701,
+    hipErrorPeerAccessAlreadyEnabled = 704,
     hipErrorAssert = 710,
     hipErrorLaunchFailure = 719
 };
@@ -78,6 +79,13 @@ typedef struct hip_attributes {
       (void *dst, hipDeviceptr_t src, size_t size, hipStream_t stream))                            \
     X(hipMemcpyDtoDAsync, "hipMemcpyDtoDAsync", 1, hipError_t,                                     \
       (hipDeviceptr_t dst, hipDeviceptr_t src, size_t size, hipStream_t stream))                   \
+    X(hipMemcpyPeerAsync, "hipMemcpyPeerAsync", 0, hipError_t,                                     \
+      (void *dst, int dst_device, const void *src, int src_device, size_t size,                    \
+       hipStream_t stream))                                                                        \
+    X(hipDeviceCanAccessPeer, "hipDeviceCanAccessPeer", 0, hipError_t,                             \
+      (int *can, int device, int peer))                                                            \
+    X(hipDeviceEnablePeerAccess, "hipDeviceEnablePeerAccess", 0, hipError_t,                       \
+      (int peer, unsigned flags))                                                                  \
     X(hipMemsetD8Async, "hipMemsetD8Async", 1, hipError_t,                                         \
       (hipDeviceptr_t dst, unsigned char value, size_t n, hipStream_t stream))                     \
     X(hipMemsetD16Async, "hipMemsetD16Async", 1, hipError_t,                                       \

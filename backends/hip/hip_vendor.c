@@ -100,6 +100,24 @@ static xgpu_status copy_dtoh(const void *api, void *dst, uint64_t src, size_t si
                  "hipMemcpyDtoHAsync");
 }
 
+static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
+                             void *src_ctx, size_t size, void *stream) {
+    const hip_runtime *h = R(api);
+    if (!h->hipMemcpyPeerAsync) {
+        return XGPU_ERROR_UNSUPPORTED;
+    }
+    int dst_dev = (int)(intptr_t)dst_ctx, src_dev = (int)(intptr_t)src_ctx;
+    if (dst_dev != src_dev && h->hipDeviceEnablePeerAccess) {
+        hipError_t e = h->hipDeviceEnablePeerAccess(src_dev, 0);
+        if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) {
+            return check(api, e, "hipDeviceEnablePeerAccess");
+        }
+    }
+    return check(
+        api, h->hipMemcpyPeerAsync(PTR(dst), dst_dev, PTR(src), src_dev, size, (hipStream_t)stream),
+        "hipMemcpyPeerAsync");
+}
+
 static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream) {
     return check(api, R(api)->hipMemcpyDtoDAsync(PTR(dst), PTR(src), size, stream),

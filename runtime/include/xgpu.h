@@ -394,6 +394,31 @@ XGPU_API xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native);
 XGPU_API xgpu_status xgpu_host_alloc(xgpu_context *context, size_t size, void **ptr);
 XGPU_API xgpu_status xgpu_host_free(xgpu_context *context, void *ptr);
 
+/* Copies between devices. A copy travels directly between the two devices'
+ * memories where their backend offers it (CUDA's and HIP's peer copies, over
+ * NVLink, Infinity Fabric or PCIe), else it is staged through host memory.
+ * New in 0.6.0. */
+typedef enum xgpu_peer_path {
+    XGPU_PEER_STAGED = 0, /* device -> host memory -> device */
+    XGPU_PEER_DIRECT = 1  /* device -> device */
+} xgpu_peer_path;
+/* The path a copy from `src`'s memory to `dst`'s memory takes: direct when
+ * both are devices of one backend that can copy between them (CUDA:
+ * cuDeviceCanAccessPeer; HIP: hipDeviceCanAccessPeer; two contexts of one
+ * device), staged otherwise (OpenCL devices, devices of two backends). */
+XGPU_API xgpu_status xgpu_device_peer_path(xgpu_device *src, xgpu_device *dst,
+                                           xgpu_peer_path *path);
+/* `size` bytes from `src` (a buffer of src_queue's context) at `src_offset`
+ * into `dst` (of dst_queue's context) at `dst_offset`, along the path
+ * xgpu_device_peer_path names; *path (may be NULL) says which it took. The
+ * copy starts after the work already enqueued on both queues and is
+ * complete when the call returns. The two contexts may be of one device or
+ * of two backends; one context is allowed too (a plain copy, direct). */
+XGPU_API xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src,
+                                           size_t src_offset, xgpu_queue *dst_queue,
+                                           xgpu_buffer *dst, size_t dst_offset, size_t size,
+                                           xgpu_peer_path *path);
+
 /* ---------------------------------------------------------------------------
  * Programs and kernels, written in the xgpu kernel dialect (kernels/README.md).
  * The runtime prepends the dialect prelude for the device's backend.

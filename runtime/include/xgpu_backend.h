@@ -254,6 +254,20 @@ typedef struct xgpu_backend_ops {
     xgpu_status (*program_binary)(void *program, void **data, size_t *size);
     xgpu_status (*program_load_binary)(void *context, const void *data, size_t size,
                                        const char *options, void **program, char **log);
+
+    /* Optional, added in xgpu 0.6.0, both or none; default: no direct
+     * path, and the core stages copies between devices through host memory.
+     * device_peer says whether this backend's device `src` can copy
+     * directly into device `dst`'s memory (two indices of this backend,
+     * equal for two contexts of one device). buffer_copy_peer copies `size`
+     * bytes between buffers of two contexts of this backend, on `dst_queue`
+     * (the core has finished src_queue's earlier work), and returns when the
+     * copy is complete; XGPU_ERROR_UNSUPPORTED without an error hands the
+     * copy back to the core, which stages it. */
+    xgpu_status (*device_peer)(void *state, uint32_t src, uint32_t dst, bool *direct);
+    xgpu_status (*buffer_copy_peer)(void *src_queue, void *src_buffer, size_t src_offset,
+                                    void *dst_queue, void *dst_buffer, size_t dst_offset,
+                                    size_t size);
 } xgpu_backend_ops;
 
 /* Negotiation. In: the core's newest version and its services. Out: the

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static xgpu_status check_range(const char *func, const char *what, const xgpu_buffer *buf,
+xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_buffer *buf,
                                size_t offset, size_t size) {
     if (size == 0) {
         return xgpu__error(NULL, XGPU_ERROR_INVALID_SIZE, 0, NULL, "%s: size is 0", func);
@@ -144,7 +144,7 @@ static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buff
         return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL, "%s: host pointer is NULL",
                            func);
     }
-    return check_range(func, "buffer", buf, offset, size);
+    return xgpu__buffer_range(func, "buffer", buf, offset, size);
 }
 
 xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
@@ -185,10 +185,10 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
         st = check_same_context(func, queue, dst, "dst");
     }
     if (st == XGPU_SUCCESS) {
-        st = check_range(func, "src", src, src_offset, size);
+        st = xgpu__buffer_range(func, "src", src, src_offset, size);
     }
     if (st == XGPU_SUCCESS) {
-        st = check_range(func, "dst", dst, dst_offset, size);
+        st = xgpu__buffer_range(func, "dst", dst, dst_offset, size);
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -258,7 +258,7 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
                            "%s: offset %zu and size %zu must be multiples of pattern_size %zu",
                            func, offset, size, pattern_size);
     }
-    st = check_range(func, "buffer", buffer, offset, size);
+    st = xgpu__buffer_range(func, "buffer", buffer, offset, size);
     if (st != XGPU_SUCCESS) {
         return st;
     }

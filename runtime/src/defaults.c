@@ -58,6 +58,20 @@ static xgpu_status core_wait_event(void *queue, void *event) {
     return XGPU_ERROR_UNSUPPORTED;
 }
 
+static xgpu_status default_device_peer(void *state, uint32_t src, uint32_t dst, bool *direct) {
+    (void)state, (void)src, (void)dst;
+    *direct = false;
+    return XGPU_SUCCESS;
+}
+
+static xgpu_status core_copy_peer(void *src_queue, void *src_buffer, size_t src_offset,
+                                  void *dst_queue, void *dst_buffer, size_t dst_offset,
+                                  size_t size) {
+    (void)src_queue, (void)src_buffer, (void)src_offset, (void)dst_queue, (void)dst_buffer;
+    (void)dst_offset, (void)size;
+    return XGPU_ERROR_UNSUPPORTED;
+}
+
 /* Every optional hook is filled here, and only here: callers never test
  * a hook for NULL. */
 void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
@@ -85,6 +99,10 @@ void xgpu__ops_fill_defaults(xgpu_backend_ops *ops) {
     }
     if (!ops->queue_wait_event) {
         ops->queue_wait_event = core_wait_event;
+    }
+    if (!ops->device_peer || !ops->buffer_copy_peer) {
+        ops->device_peer = default_device_peer;
+        ops->buffer_copy_peer = core_copy_peer;
     }
 }
 

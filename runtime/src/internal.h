@@ -325,6 +325,10 @@ struct xgpu_kernel {
 };
 
 /* ---- buffer.c ---- */
+/* XGPU_ERROR_INVALID_SIZE for 0, XGPU_ERROR_OUT_OF_RANGE when [offset,
+ * offset + size) reaches past the buffer; `what` names the buffer. */
+xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_buffer *buf,
+                               size_t offset, size_t size);
 /* The host memory a fill without a backend hook uses at most. */
 #define XGPU__FILL_CHUNK ((size_t)64 * 1024)
 /* Fills by writing one expanded chunk and doubling it with device copies:

@@ -1,6 +1,9 @@
-/* A fake libcuda.so.1 with one "device" whose memory is host memory and
- * whose kernels do nothing: enough for the CUDA backend to create a
- * context, buffers and queues, load modules and launch. Each image
+/* A fake libcuda.so.1 with one "device" (FAKE_CUDA_DEVICES of them, up to
+ * 8, each with its own primary context and peer access to the others
+ * unless FAKE_CUDA_PEER=0) whose memory is host memory and whose kernels
+ * do nothing: enough for the CUDA backend to create a context, buffers and
+ * queues, load modules, launch and copy between devices ("PEER s -> d n"
+ * recorded for each peer copy). Each image
  * cuModuleLoadData(Ex) receives is appended to the file FAKE_CUDA_RECORD
  * (when set) as "IMAGE <bytes>\n" followed by the image, so that a test can
  * see what the backend loaded. Driver version: FAKE_CUDA_VERSION (default
@@ -33,7 +36,7 @@ EXPORT CUresult cuDriverGetVersion(int *v) {
     return OK;
 }
 EXPORT CUresult cuDeviceGetCount(int *count) {
-    *count = 1;
+    *count = env_int("FAKE_CUDA_DEVICES", 1);
     return OK;
 }
 EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
@@ -84,6 +87,13 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice dev) {
     case 97:
         *v = 232448;
         break;
+    case 33: /* PCI bus: one per device, as on a real node */
+        *v = 0x10 + dev;
+        break;
+    case 34: /* PCI device */
+    case 50: /* PCI domain */
+        *v = 0;
+        break;
     default:
         *v = 1;
         break;
@@ -95,9 +105,16 @@ EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
     *bytes = (size_t)1 << 30;
     return OK;
 }
+/* Each device's primary context; the one made current last. */
+static int contexts[8];
+static void *current = &contexts[0];
+static int peer_enabled[8][8];
+
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice dev) {
-    (void)dev;
-    *ctx = &token;
+    if (dev < 0 || dev >= 8) {
+        return 101; /* CUDA_ERROR_INVALID_DEVICE */
+    }
+    *ctx = &contexts[dev];
     return OK;
 }
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
@@ -105,11 +122,44 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     return OK;
 }
 EXPORT CUresult cuCtxSetCurrent(void *ctx) {
-    (void)ctx;
+    current = ctx;
     return OK;
 }
 EXPORT CUresult cuCtxGetCurrent(void **ctx) {
-    *ctx = &token;
+    *ctx = current;
+    return OK;
+}
+/* Peers: every pair of two devices, unless FAKE_CUDA_PEER=0. */
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
+    *can = env_int("FAKE_CUDA_PEER", 1) && dev != peer;
+    return OK;
+}
+EXPORT CUresult cuCtxEnablePeerAccess(void *peer, unsigned flags) {
+    (void)flags;
+    int *from = current, *to = peer;
+    if (from == to) {
+        return 1; /* CUDA_ERROR_INVALID_VALUE, as for a context and itself */
+    }
+    int *seen = &peer_enabled[from - contexts][to - contexts];
+    if (*seen) {
+        return 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+    }
+    *seen = 1;
+    return OK;
+}
+static void record_text(const char *line);
+EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dst_ctx, CUdeviceptr src, void *src_ctx,
+                                  size_t n, void *stream) {
+    (void)stream;
+    int *d = dst_ctx, *s = src_ctx;
+    if (d != s && !peer_enabled[d - contexts][s - contexts]) {
+        return 1; /* the backend enables access before it copies */
+    }
+    memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    char line[96];
+    snprintf(line, sizeof line, "PEER %ld -> %ld %zu\n", (long)(s - contexts), (long)(d - contexts),
+             n);
+    record_text(line);
     return OK;
 }
 EXPORT CUresult cuCtxSynchronize(void) {
@@ -224,6 +274,15 @@ static void record(const void *image) {
         fprintf(f, "IMAGE %zu\n", n);
         fwrite(image, 1, n, f);
         fputc('\n', f);
+        fclose(f);
+    }
+}
+
+static void record_text(const char *line) {
+    const char *path = getenv("FAKE_CUDA_RECORD");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fputs(line, f);
         fclose(f);
     }
 }
