@@ -1,7 +1,7 @@
 /* gpubench end to end: each benchmark's verification catches an injected
  * wrong result; JSON and CSV parse; report merges two machines into
- * Markdown and HTML; a truncated file fails cleanly; the local rank picks
- * the device. */
+ * Markdown and HTML; a truncated file fails cleanly. Launchers, ranks
+ * and --all-devices: test_fleet.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
 #include "xt_file.h"
@@ -430,52 +430,6 @@ static void clpeak_figure_is_checked(void **state) {
     }
 }
 
-static void local_rank_from_each_launcher(void **state) {
-    (void)state;
-    static const char *const vars[] = {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK",
-                                       "MPI_LOCALRANKID", "LOCAL_RANK"};
-    for (size_t i = 0; i < 4; i++) {
-        unsetenv(vars[i]);
-    }
-    assert_int_equal(gb_local_rank(NULL), -1);
-    for (size_t i = 0; i < 4; i++) {
-        setenv(vars[i], "3", 1);
-        const char *which = NULL;
-        assert_int_equal(gb_local_rank(&which), 3);
-        assert_string_equal(which, vars[i]);
-        unsetenv(vars[i]);
-    }
-    setenv("LOCAL_RANK", "x1", 1);
-    assert_int_equal(gb_local_rank(NULL), -1);
-    setenv("SLURM_LOCALID", "2", 1); /* Slurm's wins over a generic one */
-    setenv("LOCAL_RANK", "5", 1);
-    assert_int_equal(gb_local_rank(NULL), 2);
-    unsetenv("SLURM_LOCALID");
-    unsetenv("LOCAL_RANK");
-}
-
-static void rank_picks_the_device_and_the_file(void **state) {
-    (void)state;
-    char cmd[512];
-    int status = 0;
-    snprintf(cmd, sizeof cmd, "XGPU_GPUBENCH_HOST=node7 SLURM_LOCALID=0 %s -b launch --reps 3",
-             GPUBENCH);
-    char *out = run(cmd, &status);
-    assert_int_equal(status, 0);
-    assert_non_null(strstr(out, "SLURM_LOCALID=0: device 0"));
-    /* The default file is named in full, not left to be found. */
-    char cwd[4096], said[4200];
-    assert_non_null(getcwd(cwd, sizeof cwd));
-    snprintf(said, sizeof said, "SLURM_LOCALID=0: results to %s/gpubench-node7-0.json", cwd);
-    if (!strstr(out, said)) {
-        fail_msg("expected \"%s\" in\n%s", said, out);
-    }
-    free(out);
-    char *json = xt_read_file("gpubench-node7-0.json", NULL);
-    assert_non_null(json);
-    free(json);
-}
-
 /* An unwritable destination is found before the run, not after it. */
 static void unwritable_destination_is_found_first(void **state) {
     (void)state;
@@ -744,8 +698,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_bounds_its_input),
         cmocka_unit_test(report_chart_axis_is_safe),
         cmocka_unit_test(clpeak_figure_is_checked),
-        cmocka_unit_test(local_rank_from_each_launcher),
-        cmocka_unit_test(rank_picks_the_device_and_the_file),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const known[] = {"gemm", "reduce", "stream", "transfer", "launch"};
+static const char *const known[] = {"gemm", "reduce", "stream", "transfer", "launch", "p2p"};
 #define NKNOWN (sizeof known / sizeof known[0])
 
 bool gb_selected(const char *list, const char *bench) {
@@ -56,7 +56,7 @@ static int check_list(const char *option, const char *noun, const char *list,
 
 int gb_check_benches(const char *list, char *why, size_t why_size) {
     return check_list("-b", "benchmark", list, known, NKNOWN,
-                      "gemm, reduce, stream, transfer, launch", why, why_size);
+                      "gemm, reduce, stream, transfer, launch, p2p", why, why_size);
 }
 
 int gb_check_dtypes(const char *list, char *why, size_t why_size) {

@@ -17,6 +17,8 @@ typedef struct gb_result {
     char impl[16];   /* xgpu, clblast, cublas, rocblas, openblas */
     char device[48]; /* "opencl:0", or "host" */
     char device_name[256];
+    char device_uuid[40]; /* "" when the device has none (and for the host) */
+    char device_arch[64];
     char backend[32];
     char dtype[8];
     char shape[64];
@@ -31,8 +33,21 @@ typedef struct gb_result {
     char note[512];
 } gb_result;
 
+/* The rank a launcher gave this process (rank.c), read from the variables
+ * of Open MPI, MPICH, Slurm, PMI/PMIx, Kubernetes Indexed Jobs, SkyPilot
+ * and torchrun-style launchers, in that order. */
+typedef struct gb_rank {
+    const char *engine;         /* "openmpi", "mpich", "slurm", "pmi", "kubernetes", ... */
+    const char *variable;       /* where `rank` came from (or local_rank, without one) */
+    const char *local_variable; /* where `local_rank` came from, NULL without one */
+    int rank;                   /* global rank, -1 when the engine gave none */
+    int local_rank;             /* node-local rank, -1 when the engine has none */
+    int size;                   /* ranks in all, -1 when unknown */
+} gb_rank;
+
 typedef struct gb_options {
     bool full;
+    bool all_devices;    /* --all-devices: every device at once, a thread each */
     const char *benches; /* "gemm,reduce,..." */
     const char *dtypes;  /* "f32,f64,...", NULL = all */
     const char *selector;
@@ -40,9 +55,25 @@ typedef struct gb_options {
     double time_budget; /* seconds per case for the timed repetitions */
     int reps;           /* fixed repetitions, 0 = calibrate to time_budget */
     const char *csv, *json;
+    const gb_rank *rank; /* the launcher's rank, NULL when none */
     int argc;
     char **argv;
 } gb_options;
+
+/* One pair of the peer-to-peer matrix (bench_p2p.c). */
+typedef struct gb_p2p_pair {
+    char src[48], dst[48], src_uuid[64], dst_uuid[64];
+    char path[8];      /* "direct", "staged", or "local" on the diagonal */
+    double gbs;        /* < 0: did not run */
+    double latency_us; /* < 0: did not run */
+    bool verified;
+} gb_p2p_pair;
+
+typedef struct gb_p2p {
+    gb_p2p_pair *pairs; /* n * n, sources in rows */
+    size_t count;
+    size_t bytes; /* of each bandwidth copy */
+} gb_p2p;
 
 typedef struct gb_env {
     const gb_options *opt;
@@ -55,6 +86,7 @@ typedef struct gb_env {
     gb_result *results;
     size_t count, cap;
     bool progress; /* stderr is a terminal */
+    gb_p2p *p2p;   /* -b p2p's matrix, NULL when it did not run */
 } gb_env;
 
 /* measure.c */
@@ -103,7 +135,7 @@ void gb_print_table(FILE *out, const gb_result *r, size_t n);
 /* Write to an open file (outfile.h: written to a temporary, renamed at the
  * end); errors show in ferror(f). */
 void gb_write_csv(FILE *f, const gb_result *r, size_t n);
-void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n);
+void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env);
 const char *gb_host_name(void);
 
 /* args.c: checks of the command line, before anything runs. Each returns
@@ -119,8 +151,38 @@ int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size);
  * and GB_SIZE_LIMIT_BYTES. */
 int gb_check_size(const char *benches, size_t size, char *why, size_t why_size);
 
-/* rank.c: the node-local rank a launcher gave this process, -1 if none. */
-int gb_local_rank(const char **variable);
+/* rank.c: true when a launcher's variables were found (*r filled), else
+ * false. */
+bool gb_rank_detect(gb_rank *r);
+/* `text` made a safe part of a file name: characters other than
+ * [A-Za-z0-9._-] become '_'; cut to fit `size`. */
+void gb_file_part(const char *text, char *out, size_t size);
+
+/* main.c: the benchmarks on one device, into env's results; 0, or -1 when
+ * no context or queue could be made (said on stderr). */
+int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env);
+
+/* fleet.c */
+/* The device's UUID as gpuinfo prints it, "" when it has none. */
+void gb_uuid_string(const xgpu_device_info *info, char *out, size_t size);
+/* Keeps in `devs` (in order) the node's physical devices: one path per
+ * device (the first, when CUDA and OpenCL both reach a GPU: same UUID or
+ * PCI bus id), and only GPUs and accelerators when there are any. Returns
+ * how many were kept. */
+uint32_t gb_node_devices(xgpu_device **devs, uint32_t n);
+/* --all-devices: gb_run_device on every device at once, a thread and a
+ * context each; their results appended to `into` in device order. Returns
+ * how many devices ran. */
+int gb_run_all(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into);
+
+/* bench_p2p.c: -b p2p, copies between every pair of `devs` (bandwidth and
+ * latency, direct or staged through the host), as rows of `into` and the
+ * matrix kept for the JSON's "p2p" (gb_write_p2p_json). */
+void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into);
+/* Both matrices as tables; returns how many pairs failed. */
+int gb_print_p2p(FILE *f, const gb_p2p *m);
+/* The "p2p" value of the result file: null, or the matrix. */
+void gb_write_p2p_json(FILE *f, const gb_p2p *m);
 
 /* report.c: gpubench report FILE... */
 int gb_report(int argc, char **argv);

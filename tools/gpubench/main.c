@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: gpubench [-b LIST] [-d SELECTOR] [--dtype LIST] [--full] [--size N]\n"
-    "                [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
+    "usage: gpubench [-b LIST] [-d SELECTOR] [--all-devices] [--dtype LIST] [--full]\n"
+    "                [--size N] [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
     "       gpubench report [-o PREFIX] RESULT.json...\n"
     "       gpubench tune [-d SELECTOR] [-k LIST] [--dtype LIST] [--time S] ...\n"
     "                     (gpubench tune --help)\n"
@@ -24,8 +24,8 @@ static const char usage[] =
     "OpenBLAS on the host. With no options: a quick suite (about a minute on a\n"
     "2-core CPU device).\n"
     "\n"
-    "  -b LIST       benchmarks, comma-separated: gemm,reduce,stream,transfer,launch\n"
-    "                (default: all)\n"
+    "  -b LIST       benchmarks, comma-separated: gemm,reduce,stream,transfer,launch,\n"
+    "                p2p (default: all; p2p only with --all-devices or when named)\n"
     "  -d SELECTOR   devices, a comma-separated list of: an index (0), a backend\n"
     "                (cuda), a path (opencl:0), a PCI bus id (0000:01:00.0) or a\n"
     "                UUID, as gpuinfo prints them (the grammar of xgpu_device_match\n"
@@ -34,6 +34,11 @@ static const char usage[] =
     "                vendor BLAS runs f32 and f64, OpenBLAS f32), f32,f64,i32 for the\n"
     "                reductions (the device-to-device copy runs with f32);\n"
     "                default: all\n"
+    "  --all-devices every device of the node at the same time, a thread and a\n"
+    "                context each (one path per GPU, GPUs only when there are any;\n"
+    "                with -d: the selected devices), then the p2p matrix: copy\n"
+    "                bandwidth and latency between every pair, direct or staged\n"
+    "                through the host (labelled)\n"
     "  --full        the full sweep (sizes up to what fits the device)\n"
     "  --size N      one size: n for GEMM, MiB for the others\n"
     "  --reps N      fixed repetitions instead of a time budget\n"
@@ -46,15 +51,20 @@ static const char usage[] =
     "stddev. Inputs are pseudo-random, never zeros; every result is checked against\n"
     "a host reference and a failed check marks the row FAILED.\n"
     "\n"
-    "Under Slurm or an MPI launcher (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,\n"
-    "MPI_LOCALRANKID, LOCAL_RANK) each process takes device (rank mod count) and, without\n"
-    "--json, writes gpubench-HOST-RANK.json; 'gpubench report' merges the files.\n"
+    "Under a launcher, found by its variables (Open MPI OMPI_COMM_WORLD_*, MPICH\n"
+    "PMI_RANK and MPI_LOCALRANKID, Slurm SLURM_PROCID and SLURM_LOCALID, PMI_RANK or\n"
+    "PMIX_RANK, Kubernetes JOB_COMPLETION_INDEX, SkyPilot SKYPILOT_NODE_RANK, RANK and\n"
+    "LOCAL_RANK), a process with a local rank and no -d or --all-devices takes the\n"
+    "node's device (local rank mod the node's devices; a launcher that binds one GPU\n"
+    "per task through CUDA_VISIBLE_DEVICES leaves one). Without --json, results go to\n"
+    "gpubench-HOST-rRANK-UUID.json (UUID \"node\" for several devices); 'gpubench\n"
+    "report' merges the files and names stragglers (examples/fleet/README.md).\n"
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
     "ran, or -d matched none), 2 on usage errors (a -d that does not parse) or\n"
     "unreadable report input.\n";
 
-static int run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
+int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
     xgpu_device_get_info(dev, &env->info, sizeof env->info);
     snprintf(env->path, sizeof env->path, "%s:%u", env->info.backend, env->info.backend_index);
@@ -139,6 +149,8 @@ static int parse_args(int argc, char **argv, gb_options *o) {
             return 0;
         } else if (!strcmp(a, "--full")) {
             o->full = true;
+        } else if (!strcmp(a, "--all-devices")) {
+            o->all_devices = true;
         } else if (!strcmp(a, "-b") && v) {
             o->benches = v, i++;
         } else if (!strcmp(a, "-d") && v) {
@@ -175,34 +187,58 @@ static int parse_args(int argc, char **argv, gb_options *o) {
     return -1;
 }
 
-/* Under a launcher that gives a node-local rank, and without -d: the
- * device (rank mod ndev), its selector written in `sel`, and without
- * --json, results to gpubench-HOST-RANK.json in the working folder, its
- * path written in `json`. Both buffers are the caller's and must outlive
- * *o. */
-static void take_local_rank(gb_options *o, uint32_t ndev, char *sel, size_t sel_size, char *json,
-                            size_t json_size) {
-    const char *rank_var = NULL;
-    int rank = gb_local_rank(&rank_var);
-    if (rank < 0 || o->selector || !ndev) {
+/* Under a launcher (o->rank set): without -d and --all-devices, the
+ * device of this node's local rank (local rank mod the node's devices,
+ * gb_node_devices) replaces run[] with that one device; --all-devices
+ * keeps the node's devices. Without --json, results go to
+ * gpubench-HOST-rRANK-UUID.json in the working folder ("node" for the UUID
+ * when several devices run), its path written in `json`, which must
+ * outlive *o. */
+static void take_rank(gb_options *o, xgpu_device **run, uint32_t *nrun, char *json,
+                      size_t json_size) {
+    const gb_rank *r = o->rank;
+    if (!r) {
         return;
     }
-    snprintf(sel, sel_size, "%u", (unsigned)rank % ndev);
-    o->selector = sel;
-    fprintf(stderr, "gpubench: %s=%d: device %s\n", rank_var, rank, sel);
-    if (o->json) {
+    fprintf(stderr, "gpubench: %s launcher: rank %d (%s)", r->engine, r->rank,
+            r->rank >= 0 ? r->variable : "none");
+    if (r->local_rank >= 0) {
+        fprintf(stderr, ", local rank %d (%s)", r->local_rank, r->local_variable);
+    }
+    fputs("\n", stderr);
+    bool pick = !o->selector && !o->all_devices && r->local_rank >= 0;
+    if ((pick || (o->all_devices && !o->selector)) && *nrun) {
+        *nrun = gb_node_devices(run, *nrun);
+    }
+    if (pick && *nrun) {
+        run[0] = run[(uint32_t)r->local_rank % *nrun];
+        xgpu_device_info info;
+        xgpu_device_get_info(run[0], &info, sizeof info);
+        fprintf(stderr, "gpubench: local rank %d: device %s:%u (%u of this node's %u)\n",
+                r->local_rank, info.backend, info.backend_index, (uint32_t)r->local_rank % *nrun,
+                *nrun);
+        *nrun = 1;
+    }
+    if (o->json || !*nrun) {
         return;
+    }
+    char id[64] = "node";
+    if (*nrun == 1) {
+        xgpu_device_info info;
+        xgpu_device_get_info(run[0], &info, sizeof info);
+        gb_uuid_string(&info, id, sizeof id);
+        if (!*id) { /* no UUID: the path, unique on the host */
+            snprintf(id, sizeof id, "%s%u", info.backend, info.backend_index);
+        }
     }
     /* Said in full: a job's working folder is easy to mistake. */
-    char cwd[PATH_MAX], host[128];
-    snprintf(host, sizeof host, "%s", gb_host_name());
-    for (char *c = host; *c; c++) {
-        *c = *c == '/' ? '_' : *c; /* a forced name stays one file name */
-    }
-    snprintf(json, json_size, "%s/gpubench-%s-%d.json", getcwd(cwd, sizeof cwd) ? cwd : ".", host,
-             rank);
+    char cwd[PATH_MAX], host[128], uuid[64];
+    gb_file_part(gb_host_name(), host, sizeof host);
+    gb_file_part(id, uuid, sizeof uuid);
+    snprintf(json, json_size, "%s/gpubench-%s-r%d-%s.json", getcwd(cwd, sizeof cwd) ? cwd : ".",
+             host, r->rank >= 0 ? r->rank : r->local_rank, uuid);
     o->json = json;
-    fprintf(stderr, "gpubench: %s=%d: results to %s\n", rank_var, rank, json);
+    fprintf(stderr, "gpubench: results to %s\n", json);
 }
 
 /* The table and the one-line summary on stdout; returns how many rows
@@ -212,6 +248,7 @@ static int print_results(const gb_env *env, double t0) {
         fputs("\r\033[K", stderr);
     }
     gb_print_table(stdout, env->results, env->count);
+    int p2p_failed = gb_print_p2p(stdout, env->p2p);
     double first = 0;
     int failed = 0;
     for (size_t i = 0; i < env->count; i++) {
@@ -220,8 +257,8 @@ static int print_results(const gb_env *env, double t0) {
     }
     printf("\n%zu results, %d failed verification; %.1f s in all, %.1f s of it in first runs "
            "(builds, first launches)\n",
-           env->count, failed, gb_now() - t0, first);
-    return failed;
+           env->count, failed + p2p_failed, gb_now() - t0, first);
+    return failed + p2p_failed;
 }
 
 /* --csv and --json written into their temporaries and renamed over the
@@ -238,7 +275,7 @@ static int write_outputs(const gb_options *o, const gb_env *env, gb_outfile *csv
         }
     }
     if (o->json) {
-        gb_write_json(json->f, o, env->results, env->count);
+        gb_write_json(json->f, o, env);
         if (gb_outfile_commit(json, why, sizeof why) != 0) {
             fprintf(stderr, "gpubench: --json %s\n", why);
             rc = 2;
@@ -254,21 +291,26 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "tune")) {
         return gb_tune(argc - 2, argv + 2);
     }
-    gb_options o = {false, NULL, NULL, NULL, 0, 0.2, 0, NULL, NULL, argc, argv};
+    gb_options o = {false, false, NULL, NULL, NULL, 0, 0.2, 0, NULL, NULL, NULL, argc, argv};
     int usage_rc = parse_args(argc, argv, &o);
     if (usage_rc >= 0) {
         return usage_rc;
     }
     uint32_t ndev = 0;
     xgpu_device_count(&ndev);
-    char rank_sel[16], rank_json[PATH_MAX + 192];
-    take_local_rank(&o, ndev, rank_sel, sizeof rank_sel, rank_json, sizeof rank_json);
     /* Every device, or those -d selects, before anything is created. */
     xgpu_device **run = NULL;
     uint32_t nrun = 0;
     int sel_rc = gb_select_devices(o.selector, ndev, &run, &nrun);
     if (sel_rc != 0) {
         return sel_rc;
+    }
+    gb_rank rank;
+    o.rank = gb_rank_detect(&rank) ? &rank : NULL;
+    char rank_json[PATH_MAX + 256];
+    take_rank(&o, run, &nrun, rank_json, sizeof rank_json);
+    if (o.all_devices && !o.rank && !o.selector) {
+        nrun = gb_node_devices(run, nrun);
     }
     /* The destinations are checked (a temporary created beside each) before
      * the run, not found unwritable after it. */
@@ -287,8 +329,17 @@ int main(int argc, char **argv) {
     env.progress = isatty(STDERR_FILENO);
     double t0 = gb_now();
     int ran = 0;
-    for (uint32_t i = 0; i < nrun; i++) {
-        ran += run_device(&o, run[i], &env) == 0;
+    if (o.all_devices) {
+        fprintf(stderr, "gpubench: --all-devices: %u device%s at once\n", nrun,
+                nrun == 1 ? "" : "s");
+        ran = gb_run_all(&o, run, nrun, &env);
+    } else {
+        for (uint32_t i = 0; i < nrun; i++) {
+            ran += gb_run_device(&o, run[i], &env) == 0;
+        }
+    }
+    if (o.benches ? gb_selected(o.benches, "p2p") : o.all_devices) {
+        gb_bench_p2p(&o, run, nrun, &env);
     }
     free(run);
     if (gb_selected(o.benches, "gemm") && gb_selected(o.dtypes, "f32")) {
@@ -301,5 +352,9 @@ int main(int argc, char **argv) {
     }
     int rc = write_outputs(&o, &env, &csv, &json);
     free(env.results);
+    if (env.p2p) {
+        free(env.p2p->pairs);
+        free(env.p2p);
+    }
     return rc ? rc : (failed || !ran ? 1 : 0);
 }

@@ -142,6 +142,10 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
     snprintf(r->device, sizeof r->device, "%s", host ? "host" : env->path);
     snprintf(r->device_name, sizeof r->device_name, "%s", host ? "host CPU" : env->info.name);
     snprintf(r->backend, sizeof r->backend, "%s", host ? "host" : env->info.backend);
+    if (!host) {
+        gb_uuid_string(&env->info, r->device_uuid, sizeof r->device_uuid);
+        snprintf(r->device_arch, sizeof r->device_arch, "%s", env->info.arch);
+    }
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
     snprintf(r->shape, sizeof r->shape, "%s", shape);
     r->size = size;

@@ -103,11 +103,80 @@ static void json_number(FILE *f, double v) {
     }
 }
 
-void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n) {
+/* A string, or null when it is empty. */
+static void json_string_or_null(FILE *f, const char *s) {
+    if (*s) {
+        gi_json_string(f, s);
+    } else {
+        fputs("null", f);
+    }
+}
+
+static void json_rank(FILE *f, const gb_rank *rank) {
+    if (!rank) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"engine\": ", f);
+    gi_json_string(f, rank->engine);
+    fputs(", \"rank\": ", f);
+    rank->rank >= 0 ? fprintf(f, "%d", rank->rank) : fputs("null", f);
+    fputs(", \"local_rank\": ", f);
+    rank->local_rank >= 0 ? fprintf(f, "%d", rank->local_rank) : fputs("null", f);
+    fputs(", \"size\": ", f);
+    rank->size >= 0 ? fprintf(f, "%d", rank->size) : fputs("null", f);
+    fputs(", \"variable\": ", f);
+    gi_json_string(f, rank->variable);
+    fputs("}", f);
+}
+
+void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
+    if (!m || !m->count) {
+        fputs("null", f);
+        return;
+    }
+    uint32_t n = 0;
+    while ((size_t)n * n < m->count) {
+        n++;
+    }
+    fputs("{\"devices\": [", f);
+    for (uint32_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        gi_json_string(f, m->pairs[i].dst);
+    }
+    fprintf(f, "], \"bytes\": %zu, \"pairs\": [", m->bytes);
+    for (size_t i = 0; i < m->count; i++) {
+        const gb_p2p_pair *p = &m->pairs[i];
+        fputs(i ? ",\n    {\"src\": " : "\n    {\"src\": ", f);
+        gi_json_string(f, p->src);
+        fputs(", \"dst\": ", f);
+        gi_json_string(f, p->dst);
+        fputs(", \"src_uuid\": ", f);
+        json_string_or_null(f, p->src_uuid);
+        fputs(", \"dst_uuid\": ", f);
+        json_string_or_null(f, p->dst_uuid);
+        fputs(", \"path\": ", f);
+        gi_json_string(f, p->path);
+        fprintf(f, ", \"bytes\": %zu, \"gbs\": ", m->bytes);
+        p->gbs >= 0 ? json_number(f, p->gbs) : (void)fputs("null", f);
+        fputs(", \"latency_us\": ", f);
+        p->latency_us >= 0 ? json_number(f, p->latency_us) : (void)fputs("null", f);
+        fprintf(f, ", \"verified\": %s}", p->verified ? "true" : "false");
+    }
+    fputs("]}", f);
+}
+
+void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
+    const gb_result *r = env->results;
+    size_t n = env->count;
     fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
     gi_json_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
     gi_json_string(f, xgpu_version_string());
+    fputs(",\n\"rank\": ", f);
+    json_rank(f, opt->rank);
+    fputs(",\n\"p2p\": ", f);
+    gb_write_p2p_json(f, env->p2p);
     fputs(",\n\"command_line\": [", f);
     for (int i = 0; i < opt->argc; i++) {
         fputs(i ? ", " : "", f);
@@ -142,6 +211,10 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_result *r, size_t n)
         gi_json_string(f, x->device);
         fputs(", \"device_name\": ", f);
         gi_json_string(f, x->device_name);
+        fputs(", \"device_uuid\": ", f);
+        json_string_or_null(f, x->device_uuid);
+        fputs(", \"device_arch\": ", f);
+        json_string_or_null(f, x->device_arch);
         fputs(", \"backend\": ", f);
         gi_json_string(f, x->backend);
         fputs(", \"dtype\": ", f);

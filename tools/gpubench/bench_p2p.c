@@ -1,0 +1,190 @@
+/* -b p2p: bandwidth and latency of copies between every pair of devices
+ * (xgpu_buffer_copy_peer), direct where the backend has a peer path and
+ * staged through the host otherwise, each labelled; the diagonal is a copy
+ * within one device. Every copy's result is checked once. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { LATENCY_BYTES = 8 };
+
+typedef struct p2p_dev {
+    xgpu_device_info info;
+    char path[48], uuid[64];
+    xgpu_context *ctx;
+    xgpu_queue *queue;
+    xgpu_buffer *big, *small; /* source side and destination side alike */
+    xgpu_buffer *big_dst, *small_dst;
+} p2p_dev;
+
+typedef struct copy_arg {
+    p2p_dev *src, *dst;
+    bool big;
+    size_t bytes;
+    xgpu_peer_path path;
+    int failed; /* calls that failed, timed ones included */
+} copy_arg;
+
+static int copy_once(void *arg) {
+    copy_arg *c = arg;
+    xgpu_status st =
+        xgpu_buffer_copy_peer(c->src->queue, c->big ? c->src->big : c->src->small, 0, c->dst->queue,
+                              c->big ? c->dst->big_dst : c->dst->small_dst, 0, c->bytes, &c->path);
+    c->failed += st != XGPU_SUCCESS;
+    return st == XGPU_SUCCESS ? 0 : -1;
+}
+
+static void release_dev(p2p_dev *d) {
+    xgpu_buffer_release(d->big);
+    xgpu_buffer_release(d->small);
+    xgpu_buffer_release(d->big_dst);
+    xgpu_buffer_release(d->small_dst);
+    xgpu_queue_release(d->queue);
+    xgpu_context_release(d->ctx);
+}
+
+/* A context, a queue and the four buffers; the sources hold `pattern`. */
+static int setup_dev(p2p_dev *d, xgpu_device *dev, size_t bytes, const uint32_t *pattern) {
+    xgpu_device_get_info(dev, &d->info, sizeof d->info);
+    snprintf(d->path, sizeof d->path, "%s:%u", d->info.backend, d->info.backend_index);
+    gb_uuid_string(&d->info, d->uuid, sizeof d->uuid);
+    if (xgpu_context_create(dev, &d->ctx) || xgpu_queue_create(d->ctx, &d->queue) ||
+        xgpu_buffer_create(d->ctx, bytes, &d->big) ||
+        xgpu_buffer_create(d->ctx, bytes, &d->big_dst) ||
+        xgpu_buffer_create(d->ctx, LATENCY_BYTES, &d->small) ||
+        xgpu_buffer_create(d->ctx, LATENCY_BYTES, &d->small_dst) ||
+        xgpu_buffer_write(d->queue, d->big, 0, pattern, bytes, true, NULL) ||
+        xgpu_buffer_write(d->queue, d->small, 0, pattern, LATENCY_BYTES, true, NULL)) {
+        fprintf(stderr, "gpubench: p2p: %s: %s\n", d->path, xgpu_last_error()->message);
+        return -1;
+    }
+    return 0;
+}
+
+/* Poisons the destination, copies once and compares with the pattern. */
+static bool verify_pair(copy_arg *c, const uint32_t *pattern, uint32_t *check) {
+    uint8_t poison = 0xA5;
+    if (xgpu_buffer_fill(c->dst->queue, c->dst->big_dst, 0, c->bytes, &poison, 1, NULL) ||
+        xgpu_queue_finish(c->dst->queue) || copy_once(c) != 0 ||
+        xgpu_buffer_read(c->dst->queue, c->dst->big_dst, 0, check, c->bytes, true, NULL)) {
+        return false;
+    }
+    return !memcmp(check, pattern, c->bytes);
+}
+
+void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
+    gb_p2p *m = calloc(1, sizeof *m);
+    p2p_dev *d = calloc(n ? n : 1, sizeof *d);
+    size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
+    uint32_t *pattern = malloc(bytes), *check = malloc(bytes);
+    gb_p2p_pair *pairs = calloc((size_t)n * n + 1, sizeof *pairs);
+    if (!m || !d || !pattern || !check || !pairs) {
+        fprintf(stderr, "gpubench: p2p: out of memory for %zu-byte buffers\n", bytes);
+        free(m), free(d), free(pattern), free(check), free(pairs);
+        return;
+    }
+    uint32_t seed = 0x9e3779b9u;
+    for (size_t i = 0; i < bytes / 4; i++) {
+        pattern[i] = gb_rand(&seed);
+    }
+    bool ready = true;
+    for (uint32_t i = 0; i < n && ready; i++) {
+        ready = setup_dev(&d[i], devs[i], bytes, pattern) == 0;
+    }
+    m->pairs = pairs;
+    m->bytes = bytes;
+    for (uint32_t s = 0; ready && s < n; s++) {
+        for (uint32_t t = 0; t < n; t++) {
+            gb_p2p_pair *p = &pairs[m->count++];
+            snprintf(p->src, sizeof p->src, "%s", d[s].path);
+            snprintf(p->dst, sizeof p->dst, "%s", d[t].path);
+            snprintf(p->src_uuid, sizeof p->src_uuid, "%s", d[s].uuid);
+            snprintf(p->dst_uuid, sizeof p->dst_uuid, "%s", d[t].uuid);
+            p->gbs = p->latency_us = -1;
+            if (into->progress) {
+                fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
+            }
+            copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
+            copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
+            p->verified = verify_pair(&big, pattern, check);
+            gb_stats bw, lat;
+            double first = 0;
+            if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 &&
+                !big.failed) {
+                p->gbs = (double)bytes / bw.median / 1e9;
+            }
+            if (p->verified && gb_time_host(into, copy_once, &small, &lat, &first) == 0 &&
+                !small.failed) {
+                p->latency_us = lat.median * 1e6;
+            }
+            p->verified = p->verified && !big.failed && !small.failed;
+            snprintf(p->path, sizeof p->path, "%s",
+                     s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
+            if (!p->verified) {
+                fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst,
+                        big.failed || small.failed ? xgpu_last_error()->message
+                                                   : "the copy's result differs from its source");
+            }
+        }
+    }
+    if (into->progress) {
+        fputs("\r\033[K", stderr);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        release_dev(&d[i]);
+    }
+    free(d);
+    free(pattern);
+    free(check);
+    free(into->p2p);
+    into->p2p = m;
+}
+
+/* One matrix, sources down, destinations across. */
+static void print_matrix(FILE *f, const gb_p2p *m, bool latency) {
+    uint32_t n = 0;
+    while (n * n < m->count) {
+        n++;
+    }
+    fprintf(f, "\n%s (%s, %s)\n%-12s", latency ? "p2p latency, us" : "p2p bandwidth, GB/s",
+            latency ? "8-byte copies" : "MiB copies", "rows: from, columns: to", "");
+    for (uint32_t t = 0; t < n; t++) {
+        fprintf(f, " %14s", m->pairs[t].dst);
+    }
+    fputc('\n', f);
+    for (uint32_t s = 0; s < n; s++) {
+        fprintf(f, "%-12s", m->pairs[s * n].src);
+        for (uint32_t t = 0; t < n; t++) {
+            const gb_p2p_pair *p = &m->pairs[s * n + t];
+            double v = latency ? p->latency_us : p->gbs;
+            char cell[32];
+            if (!p->verified || v < 0) {
+                snprintf(cell, sizeof cell, "FAILED");
+            } else {
+                snprintf(cell, sizeof cell, "%.*f%s", latency ? 1 : 2, v,
+                         !strcmp(p->path, "staged") ? " (staged)" : "");
+            }
+            fprintf(f, " %14s", cell);
+        }
+        fputc('\n', f);
+    }
+}
+
+int gb_print_p2p(FILE *f, const gb_p2p *m) {
+    if (!m || !m->count) {
+        return 0;
+    }
+    print_matrix(f, m, false);
+    print_matrix(f, m, true);
+    int failed = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        failed += !m->pairs[i].verified;
+    }
+    fprintf(f,
+            "(%zu MiB copies; \"staged\": through host memory, no direct path; the diagonal "
+            "is a copy within the device)\n",
+            m->bytes >> 20);
+    return failed;
+}

@@ -1,0 +1,128 @@
+/* The devices of a node as a launcher's ranks and --all-devices see them,
+ * and the run on all of them at once: one thread per device, each with its
+ * own context and queue, so that thermal, power and PCIe-topology problems
+ * a one-device run hides show up. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gb_uuid_string(const xgpu_device_info *info, char *out, size_t size) {
+    const uint8_t *u = info->uuid;
+    if (!info->has_uuid) {
+        snprintf(out, size, "%s", "");
+        return;
+    }
+    snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+}
+
+/* Whether two paths reach one physical device: the same UUID, or the same
+ * PCI bus id. */
+static bool same_device(const xgpu_device_info *a, const xgpu_device_info *b) {
+    if (a->has_uuid && b->has_uuid) {
+        return !memcmp(a->uuid, b->uuid, sizeof a->uuid);
+    }
+    return a->has_pci_bus_id && b->has_pci_bus_id && !strcmp(a->pci_bus_id, b->pci_bus_id);
+}
+
+static bool is_gpu(const xgpu_device_info *info) {
+    return info->type == XGPU_DEVICE_TYPE_GPU || info->type == XGPU_DEVICE_TYPE_ACCELERATOR;
+}
+
+uint32_t gb_node_devices(xgpu_device **devs, uint32_t n) {
+    xgpu_device_info *info = calloc(n ? n : 1, sizeof *info);
+    if (!info) {
+        return n; /* unfiltered rather than none */
+    }
+    bool any_gpu = false;
+    for (uint32_t i = 0; i < n; i++) {
+        xgpu_device_get_info(devs[i], &info[i], sizeof info[i]);
+        any_gpu |= is_gpu(&info[i]);
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++) {
+            seen = same_device(&info[i], &info[j]);
+        }
+        if (!seen && (!any_gpu || is_gpu(&info[i]))) {
+            devs[kept++] = devs[i];
+        }
+    }
+    free(info);
+    return kept;
+}
+
+typedef struct worker {
+    gb_options *opt;
+    xgpu_device *device;
+    gb_env env;
+    int rc;
+    pthread_t thread;
+    bool started;
+} worker;
+
+static void *work(void *arg) {
+    worker *w = arg;
+    w->rc = gb_run_device(w->opt, w->device, &w->env);
+    return NULL;
+}
+
+/* Appends `from`'s results to `into`; false when memory runs out. */
+static bool append(gb_env *into, const gb_env *from) {
+    if (!from->count) {
+        return true;
+    }
+    size_t need = into->count + from->count;
+    if (need > into->cap) {
+        gb_result *grown = realloc(into->results, need * sizeof *grown);
+        if (!grown) {
+            return false;
+        }
+        into->results = grown;
+        into->cap = need;
+    }
+    memcpy(into->results + into->count, from->results, from->count * sizeof *from->results);
+    into->count = need;
+    return true;
+}
+
+int gb_run_all(gb_options *opt, xgpu_device **devs, uint32_t n, gb_env *into) {
+    worker *w = calloc(n ? n : 1, sizeof *w);
+    if (!w) {
+        fprintf(stderr, "gpubench: out of memory\n");
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        w[i].opt = opt;
+        w[i].device = devs[i];
+        w[i].env.opt = opt;
+        w[i].rc = -1;
+        /* Progress lines of several threads would overwrite each other. */
+        w[i].env.progress = false;
+        int e = pthread_create(&w[i].thread, NULL, work, &w[i]);
+        w[i].started = e == 0;
+        if (e) {
+            fprintf(stderr, "gpubench: device %u: cannot start a thread: %s\n", i, strerror(e));
+        }
+    }
+    int ran = 0;
+    bool lost = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (w[i].started) {
+            pthread_join(w[i].thread, NULL);
+        }
+        ran += w[i].rc == 0;
+        lost |= !append(into, &w[i].env);
+        free(w[i].env.results);
+    }
+    if (lost) {
+        fprintf(stderr, "gpubench: out of memory: some devices' results are missing\n");
+    }
+    free(w);
+    return ran;
+}
