@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -181,6 +182,9 @@ int gb_core_from_child(gb_stats *t, bool *verified, char *why, size_t why_size) 
     static gb_stats saved;
     static bool saved_verified;
     static char saved_why[512];
+    /* --all-devices: one child for every device's thread. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
     if (!done) {
         done = true;
         const char *tmp = getenv("TMPDIR");
@@ -198,5 +202,6 @@ int gb_core_from_child(gb_stats *t, bool *verified, char *why, size_t why_size) 
     *t = saved;
     *verified = saved_verified;
     snprintf(why, why_size, "%s", saved_why);
+    pthread_mutex_unlock(&lock);
     return rc;
 }
