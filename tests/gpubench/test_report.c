@@ -239,6 +239,7 @@ static void report_finds_stragglers(void **state) {
         assert_int_equal((int)get_num(g, "devices"), 8);
     }
     assert_int_equal(lower, 2);
+    assert_int_equal(array_size(j, "straggling_devices"), 2);
     cJSON_Delete(j);
     /* The Markdown and the page name them first, with the gap. */
     char *md = xt_read_file("gbr-strag.md", NULL);
@@ -591,6 +592,11 @@ static void report_merges_a_fleet_of_512_files(void **state) {
         assert_float_equal(gap, want, 1e-6);
         assert_true(gap > 17 && gap < 23);
     }
+    /* ... and one straggling device, with its count of cases. */
+    assert_int_equal(array_size(j, "straggling_devices"), 1);
+    s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "straggling_devices"), 0);
+    assert_int_equal((int)get_num(s, "rank"), 141);
+    assert_int_equal((int)get_num(s, "cases"), gemms);
     assert_int_equal(array_size(j, "throttled"), 1);
     cJSON_Delete(j);
     /* The charts stay at one series per model. */

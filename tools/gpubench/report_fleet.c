@@ -127,6 +127,13 @@ static int straggler_cmp(const void *pa, const void *pb) {
     return c ? c : (a->row < b->row ? -1 : a->row > b->row);
 }
 
+static int by_straggler_device_cmp(const void *pa, const void *pb) {
+    const gb_straggler *a = *(const gb_straggler *const *)pa, *b = *(const gb_straggler *const *)pb;
+    int c = device_cmp(a->row, b->row);
+    c = c ? c : model_cmp(a->row, b->row);
+    return c ? c : (a < b ? -1 : a > b);
+}
+
 /* The group's spread over its usable figures, in `scratch` (room for the
  * group's rows). */
 static void group_stats(gb_group *g, const gb_row **order, double *scratch) {
@@ -188,6 +195,40 @@ static int find_stragglers(gb_summary *s) {
     return 0;
 }
 
+static int worst_cmp(const void *pa, const void *pb) {
+    const gb_straggler_device *a = pa, *b = pb;
+    return straggler_cmp(a->worst, b->worst);
+}
+
+/* The stragglers by device: the first of each device's run in gap order is
+ * its worst. */
+static int find_straggling(gb_summary *s) {
+    if (!s->nstragglers) {
+        return 0;
+    }
+    const gb_straggler **by = malloc(s->nstragglers * sizeof *by);
+    s->straggling = malloc(s->nstragglers * sizeof *s->straggling);
+    if (!by || !s->straggling) {
+        free(by);
+        return -1;
+    }
+    for (size_t i = 0; i < s->nstragglers; i++) {
+        by[i] = &s->stragglers[i];
+    }
+    /* Stable in effect: ties on the device fall back to the gap order,
+     * which is the array's. */
+    qsort(by, s->nstragglers, sizeof *by, by_straggler_device_cmp);
+    for (size_t i = 0; i < s->nstragglers; i++) {
+        if (!i || device_cmp(by[i - 1]->row, by[i]->row) || model_cmp(by[i - 1]->row, by[i]->row)) {
+            s->straggling[s->nstraggling++] = (gb_straggler_device){by[i], 0};
+        }
+        s->straggling[s->nstraggling - 1].cases++;
+    }
+    free(by);
+    qsort(s->straggling, s->nstraggling, sizeof *s->straggling, worst_cmp);
+    return 0;
+}
+
 /* Models from the rows sorted by model and device: distinct devices and
  * hosts per model. */
 static int find_models(gb_summary *s) {
@@ -244,7 +285,7 @@ int gb_summarize(const gb_table *t, gb_summary *s) {
     for (size_t g = 0; g < s->ngroups; g++) {
         group_stats(&s->groups[g], s->order, scratch);
     }
-    if (find_stragglers(s) != 0 || find_models(s) != 0) {
+    if (find_stragglers(s) != 0 || find_straggling(s) != 0 || find_models(s) != 0) {
         goto fail;
     }
     free(scratch);
@@ -261,6 +302,7 @@ void gb_summary_free(gb_summary *s) {
     free(s->groups);
     free(s->models);
     free(s->stragglers);
+    free(s->straggling);
     free(s->throttled);
     *s = (gb_summary){0};
 }

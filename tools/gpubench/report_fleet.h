@@ -39,6 +39,12 @@ typedef struct gb_straggler {
     double gap_pct; /* how much worse than the median, in percent (> 0) */
 } gb_straggler;
 
+/* A straggling device: how many cases it straggles on, and its worst. */
+typedef struct gb_straggler_device {
+    const gb_straggler *worst;
+    size_t cases;
+} gb_straggler_device;
+
 /* A device model: rows [begin, end) of gb_summary.by_device. */
 typedef struct gb_model {
     const gb_row *key;
@@ -56,6 +62,8 @@ typedef struct gb_summary {
     size_t nmodels;
     gb_straggler *stragglers; /* worst gap first */
     size_t nstragglers;
+    gb_straggler_device *straggling; /* one per device, worst gap first */
+    size_t nstraggling;
     const gb_row **throttled; /* in the order of the files */
     size_t nthrottled;
     size_t devices;         /* distinct devices over all models */

@@ -70,6 +70,24 @@ static void stragglers(FILE *f, const gb_summary *s) {
         fputs("<p>none</p>\n", f);
         return;
     }
+    fprintf(f, "<p>%zu device(s) on %zu case(s).</p>\n", s->nstraggling, s->nstragglers);
+    th(f, "host,rank,device,uuid,model,arch,cases,worst case,worst gap");
+    for (size_t i = 0; i < s->nstraggling && i < GB_REPORT_LIST_MAX; i++) {
+        const gb_straggler *x = s->straggling[i].worst;
+        const gb_row *r = x->row;
+        char rank[24], kase[200];
+        snprintf(kase, sizeof kase, "%s %s %s %s", r->bench, r->impl, r->dtype, r->shape);
+        const char *cells[] = {
+            r->host,        gb_rank_text(r, rank, sizeof rank),       r->device, gb_uuid_text(r),
+            r->device_name, r->device_arch[0] ? r->device_arch : "-", NULL};
+        tr(f, cells);
+        fprintf(f, "<td class=\"n\">%zu</td><td>", s->straggling[i].cases);
+        gb_xml_text(f, kase);
+        fprintf(f, "</td><td class=\"n bad\">%.1f%%</td></tr>\n", x->gap_pct);
+    }
+    fputs("</table>\n", f);
+    more(f, s->nstraggling);
+    fputs("<p>Every case, worst first:</p>\n", f);
     th(f, "host,rank,device,uuid,model,arch,case,rate,group median,gap");
     for (size_t i = 0; i < s->nstragglers && i < GB_REPORT_LIST_MAX; i++) {
         const gb_straggler *x = &s->stragglers[i];

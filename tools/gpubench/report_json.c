@@ -1,6 +1,7 @@
 /* The report as JSON ("xgpu.gpubench-report/1") for fleets to post-process:
  * the files merged and skipped, the models, every group's spread, every
- * straggler and throttled row (not cut at GB_REPORT_LIST_MAX), and the
+ * straggler (and, per straggling device, its worst case with the number of
+ * cases) and throttled row (not cut at GB_REPORT_LIST_MAX), and the
  * peer-to-peer pairs. */
 #include "gpuinfo.h"
 #include "report_fleet.h"
@@ -121,6 +122,15 @@ static void lists(FILE *f, const gb_summary *s) {
         num(f, "median", s->groups[x->group].median);
         num(f, "gap_pct", x->gap_pct);
         fputs("}", f);
+    }
+    fputs("\n],\n\"straggling_devices\": [", f);
+    for (size_t i = 0; i < s->nstraggling; i++) {
+        const gb_straggler *x = s->straggling[i].worst;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        row_keys(f, s, x->row);
+        num(f, "median", s->groups[x->group].median);
+        num(f, "gap_pct", x->gap_pct);
+        fprintf(f, ", \"cases\": %zu}", s->straggling[i].cases);
     }
     fputs("\n],\n\"throttled\": [", f);
     for (size_t i = 0; i < s->nthrottled; i++) {

@@ -68,7 +68,26 @@ static void stragglers(FILE *f, const gb_summary *s) {
         fputs("none\n\n", f);
         return;
     }
-    fputs("| host | rank | device | uuid | model | case | rate | group median | gap |\n"
+    fprintf(f,
+            "%zu device(s) on %zu case(s).\n\n| host | rank | device | uuid | model | cases | "
+            "worst case | worst gap |\n|---|---:|---|---|---|---:|---|---:|\n",
+            s->nstraggling, s->nstragglers);
+    for (size_t i = 0; i < s->nstraggling && i < GB_REPORT_LIST_MAX; i++) {
+        const gb_straggler *x = s->straggling[i].worst;
+        const gb_row *r = x->row;
+        char rank[24], model[200], kase[200];
+        model_text(r, model, sizeof model);
+        case_text(r, kase, sizeof kase);
+        const char *cells[] = {
+            r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), model, NULL};
+        md_cells(f, cells);
+        fprintf(f, " | %zu | ", s->straggling[i].cases);
+        gb_md_text(f, kase);
+        fprintf(f, " | %.1f%% |\n", x->gap_pct);
+    }
+    more(f, s->nstraggling);
+    fputs("\nEvery case, worst first:\n\n"
+          "| host | rank | device | uuid | model | case | rate | group median | gap |\n"
           "|---|---:|---|---|---|---|---:|---:|---:|\n",
           f);
     for (size_t i = 0; i < s->nstragglers && i < GB_REPORT_LIST_MAX; i++) {

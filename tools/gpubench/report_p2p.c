@@ -146,6 +146,9 @@ static void colour(double v, char *out, size_t size) {
 static void heat_map(FILE *f, const p2p_matrix *m, double vmax, size_t id) {
     const int L = 90, T = 30, CW = 70, CH = 30;
     int w = L + CW * (int)m->n + 10, h = T + CH * (int)m->n + 50;
+    if (w < L + 360) {
+        w = L + 360; /* room for the legend */
+    }
     fprintf(f,
             "<svg width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
             "font-family=\"sans-serif\" font-size=\"11\">\n<defs><linearGradient id=\"p2p%zu\">"

@@ -60,7 +60,9 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
     for (int g = 0; g <= 4; g++) {
         double v = ymax / 4 * g; /* ymax * g overflows near DBL_MAX */
         int y = (int)(H - B - (H - B - T) * g / 4.0);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.4g</text>\n", L - 5, y + 4, v);
+        /* 50700, not 5.07e+04, where it fits */
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.*g</text>\n", L - 5, y + 4,
+                v >= 1e4 && v < 1e9 ? 9 : 4, v >= 1e4 && v < 1e9 ? round(v) : v);
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", L, y, W - R,
                 y);
     }
