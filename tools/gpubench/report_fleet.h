@@ -79,7 +79,7 @@ void gb_summary_free(gb_summary *s);
 
 /* Whether a row's figure counts in its group's spread. */
 bool gb_row_usable(const gb_row *r);
-/* "rank 3", or "-" without a rank, into `out`. */
+/* The rank ("3"), or "-" without one, into `out`; returns `out`. */
 const char *gb_rank_text(const gb_row *r, char *out, size_t size);
 /* The device's identity: its UUID, else "-". */
 const char *gb_uuid_text(const gb_row *r);
