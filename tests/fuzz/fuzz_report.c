@@ -1,7 +1,7 @@
 /* libFuzzer target: bytes as one gpubench result file, read by the report's
- * parser (tools/gpubench/report_read.c). Any input must give rows or an
- * error message, never a crash, a leak or undefined behaviour. Seeds:
- * tests/fuzz/corpus/report/. */
+ * parser (tools/gpubench/report_read.c). Any input must give rows, the
+ * file's facts and its peer-to-peer pairs, or an error message, never a
+ * crash, a leak or undefined behaviour. Seeds: tests/fuzz/corpus/report/. */
 #include "report_read.h"
 
 #include <stdint.h>
@@ -10,21 +10,56 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool whole(const char *s, size_t size) {
+    return memchr(s, '\0', size) != NULL;
+}
+
+#define WHOLE(field) whole(field, sizeof field)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     gb_table t = {0};
     char why[512];
     why[0] = '\0';
-    if (gb_report_parse((const char *)data, size, &t, why, sizeof why) == 0) {
-        /* Every row is whole: its strings are terminated within the row. */
-        for (size_t i = 0; i < t.count; i++) {
+    /* Twice: the second file appends after the first, and dropping it
+     * leaves the first as it was. */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t rows = t.count, pairs = t.npairs, files = t.nfiles;
+        if (gb_report_parse((const char *)data, size, &t, why, sizeof why) != 0) {
+            if (!whole(why, sizeof why) || !why[0]) {
+                __builtin_trap(); /* a failure always says why */
+            }
+            if (t.count != rows || t.npairs != pairs || t.nfiles != files) {
+                __builtin_trap(); /* a failure adds nothing */
+            }
+            break;
+        }
+        const gb_file *fi = &t.files[t.nfiles - 1];
+        if (t.nfiles != files + 1 || fi->first_row != rows || fi->rows != t.count - rows ||
+            fi->first_pair != pairs || fi->pairs != t.npairs - pairs || fi->rank < -1 ||
+            !WHOLE(fi->host) || !WHOLE(fi->version) || !WHOLE(fi->engine)) {
+            __builtin_trap();
+        }
+        /* Every row and pair is whole and points at its file. */
+        for (size_t i = rows; i < t.count; i++) {
             const gb_row *r = &t.rows[i];
-            if (memchr(r->device_name, '\0', sizeof r->device_name) == NULL ||
-                memchr(r->unit, '\0', sizeof r->unit) == NULL) {
+            if (!WHOLE(r->device_name) || !WHOLE(r->unit) || !WHOLE(r->device_uuid) ||
+                !WHOLE(r->device_arch) || !WHOLE(r->throttle_why) || !WHOLE(r->telemetry) ||
+                !WHOLE(r->host) || r->file != files || r->rank != fi->rank) {
                 __builtin_trap();
             }
         }
-    } else if (!memchr(why, '\0', sizeof why) || !why[0]) {
-        __builtin_trap(); /* a failure always says why */
+        for (size_t i = pairs; i < t.npairs; i++) {
+            const gb_pair *p = &t.pairs[i];
+            if (!WHOLE(p->src) || !WHOLE(p->dst) || p->file != files) {
+                __builtin_trap();
+            }
+        }
+        if (pass == 1) {
+            gb_table_drop_last(&t);
+            if (t.nfiles != 1 || t.count != rows || t.npairs != pairs) {
+                __builtin_trap();
+            }
+        }
     }
     gb_table_free(&t);
     return 0;

@@ -37,14 +37,93 @@ static int get_number(const cJSON *v, const char *where, const char *key, double
     return 0;
 }
 
-static int read_row(const cJSON *r, const char *where, const char *host, gb_row *x, char *why,
-                    size_t why_size) {
+/* A key added after the first schema: absent or null gives "", anything
+ * but a string is an error. */
+static int opt_string(const cJSON *o, const char *where, const char *key, char *out,
+                      size_t out_size, char *why, size_t why_size) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    out[0] = '\0';
+    if (!v || cJSON_IsNull(v)) {
+        return 0;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        snprintf(why, why_size, "%s%s%s: expected a string or null", where, *where ? "." : "", key);
+        return -1;
+    }
+    snprintf(out, out_size, "%s", v->valuestring);
+    return 0;
+}
+
+/* An optional whole number in [0, 2^31): absent or null gives -1. */
+static int opt_count(const cJSON *o, const char *where, const char *key, long *out, char *why,
+                     size_t why_size) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = -1;
+    if (!v || cJSON_IsNull(v)) {
+        return 0;
+    }
+    double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    if (!(d >= 0 && d < 2147483648.0) || d != (double)(long)d) {
+        snprintf(why, why_size, "%s.%s: expected a whole number from 0 to 2^31-1, or null", where,
+                 key);
+        return -1;
+    }
+    *out = (long)d;
+    return 0;
+}
+
+/* An optional true or false: absent gives `dflt`. */
+static int opt_bool(const cJSON *o, const char *where, const char *key, bool dflt, bool *out,
+                    char *why, size_t why_size) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = dflt;
+    if (!v) {
+        return 0;
+    }
+    if (!cJSON_IsBool(v)) {
+        snprintf(why, why_size, "%s.%s: expected true or false", where, key);
+        return -1;
+    }
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* results[i].telemetry: null, or an object whose throttle verdict the
+ * report lists; the sampled figures stay in the file. */
+static int read_telemetry(const cJSON *r, const char *where, gb_row *x, char *why,
+                          size_t why_size) {
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(r, "telemetry");
+    if (!tm || cJSON_IsNull(tm)) {
+        return 0;
+    }
+    char at[64];
+    snprintf(at, sizeof at, "%s.telemetry", where);
+    if (!cJSON_IsObject(tm)) {
+        snprintf(why, why_size, "%s: expected an object or null", at);
+        return -1;
+    }
+    if (opt_string(tm, at, "source", x->telemetry, sizeof x->telemetry, why, why_size) != 0 ||
+        opt_bool(tm, at, "throttled", false, &x->throttled, why, why_size) != 0 ||
+        opt_string(tm, at, "throttle_why", x->throttle_why, sizeof x->throttle_why, why,
+                   why_size) != 0) {
+        return -1;
+    }
+    if (!x->telemetry[0]) {
+        snprintf(x->telemetry, sizeof x->telemetry, "?");
+    }
+    return 0;
+}
+
+static int read_row(const cJSON *r, const char *where, const gb_file *fi, size_t file, gb_row *x,
+                    char *why, size_t why_size) {
     memset(x, 0, sizeof *x);
     if (!cJSON_IsObject(r)) {
         snprintf(why, why_size, "%s: expected an object", where);
         return -1;
     }
-    snprintf(x->host, sizeof x->host, "%s", host);
+    snprintf(x->host, sizeof x->host, "%s", fi->host);
+    x->file = file;
+    x->rank = fi->rank;
     static const struct {
         const char *key;
         size_t offset, size;
@@ -94,6 +173,112 @@ static int read_row(const cJSON *r, const char *where, const char *host, gb_row 
         return -1;
     }
     x->verified = cJSON_IsTrue(v);
+    /* Keys added for fleets: the host per row (the file's when absent), the
+     * device's identity and the telemetry's verdict. */
+    char row_host[sizeof x->host];
+    if (opt_string(r, where, "host", row_host, sizeof row_host, why, why_size) != 0 ||
+        opt_string(r, where, "device_uuid", x->device_uuid, sizeof x->device_uuid, why, why_size) !=
+            0 ||
+        opt_string(r, where, "device_arch", x->device_arch, sizeof x->device_arch, why, why_size) !=
+            0 ||
+        read_telemetry(r, where, x, why, why_size) != 0) {
+        return -1;
+    }
+    if (row_host[0]) {
+        memcpy(x->host, row_host, sizeof x->host);
+    }
+    return 0;
+}
+
+/* Room for one more element of `*items`; false when memory ran out. */
+static bool grow(void **items, size_t count, size_t *cap, size_t size) {
+    if (count < *cap) {
+        return true;
+    }
+    size_t n = *cap ? *cap * 2 : 64;
+    void *grown = realloc(*items, n * size);
+    if (!grown) {
+        return false;
+    }
+    *items = grown;
+    *cap = n;
+    return true;
+}
+
+/* "rank": null, or {"engine": ..., "rank": N, "local_rank": N|null, ...}. */
+static int read_rank(const cJSON *root, gb_file *fi, char *why, size_t why_size) {
+    const cJSON *rk = cJSON_GetObjectItemCaseSensitive(root, "rank");
+    if (!rk || cJSON_IsNull(rk)) {
+        return 0;
+    }
+    if (!cJSON_IsObject(rk)) {
+        snprintf(why, why_size, "rank: expected an object or null");
+        return -1;
+    }
+    if (opt_string(rk, "rank", "engine", fi->engine, sizeof fi->engine, why, why_size) != 0 ||
+        opt_count(rk, "rank", "rank", &fi->rank, why, why_size) != 0 ||
+        opt_count(rk, "rank", "local_rank", &fi->local_rank, why, why_size) != 0) {
+        return -1;
+    }
+    if (fi->rank < 0) {
+        snprintf(why, why_size, "rank.rank: missing (a whole number)");
+        return -1;
+    }
+    return 0;
+}
+
+static int read_pair(const cJSON *p, const char *where, gb_pair *x, char *why, size_t why_size) {
+    memset(x, 0, sizeof *x);
+    if (!cJSON_IsObject(p)) {
+        snprintf(why, why_size, "%s: expected an object", where);
+        return -1;
+    }
+    char path[16];
+    if (get_string(p, where, "src", x->src, sizeof x->src, why, why_size) != 0 ||
+        get_string(p, where, "dst", x->dst, sizeof x->dst, why, why_size) != 0 ||
+        opt_string(p, where, "path", path, sizeof path, why, why_size) != 0 ||
+        get_number(cJSON_GetObjectItemCaseSensitive(p, "gbs"), where, "gbs", &x->gbs, why,
+                   why_size) != 0 ||
+        opt_bool(p, where, "verified", false, &x->verified, why, why_size) != 0) {
+        return -1;
+    }
+    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(p, "latency_us");
+    x->latency_us = -1;
+    if (lat && get_number(lat, where, "latency_us", &x->latency_us, why, why_size) != 0) {
+        return -1;
+    }
+    x->staged = !strcmp(path, "staged");
+    return 0;
+}
+
+/* "p2p": null, or {"devices": [...], "pairs": [{...}, ...]}. */
+static int read_p2p(const cJSON *root, gb_table *t, gb_file *fi, char *why, size_t why_size) {
+    const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(root, "p2p");
+    if (!p2p || cJSON_IsNull(p2p)) {
+        return 0;
+    }
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(p2p, "pairs");
+    if (!cJSON_IsObject(p2p) || (pairs && !cJSON_IsArray(pairs))) {
+        snprintf(why, why_size, "%s",
+                 cJSON_IsObject(p2p) ? "p2p.pairs: expected an array"
+                                     : "p2p: expected an object or null");
+        return -1;
+    }
+    fi->has_p2p = true;
+    size_t i = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pairs) {
+        if (!grow((void **)&t->pairs, t->npairs, &t->pairs_cap, sizeof *t->pairs)) {
+            snprintf(why, why_size, "out of memory at p2p.pairs[%zu]", i);
+            return -1;
+        }
+        char where[48];
+        snprintf(where, sizeof where, "p2p.pairs[%zu]", i++);
+        if (read_pair(p, where, &t->pairs[t->npairs], why, why_size) != 0) {
+            return -1;
+        }
+        t->pairs[t->npairs++].file = t->nfiles;
+    }
     return 0;
 }
 
@@ -111,7 +296,8 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
         return -1;
     }
     int rc = -1;
-    size_t before = t->count;
+    size_t rows_before = t->count, pairs_before = t->npairs;
+    gb_file fi = {.rank = -1, .local_rank = -1, .first_row = t->count, .first_pair = t->npairs};
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
     if (!cJSON_IsObject(root) || !cJSON_IsString(schema) ||
@@ -122,41 +308,53 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
                  cJSON_IsString(schema) ? schema->valuestring : "");
         goto done;
     }
-    char host[128];
-    if (get_string(root, "", "host", host, sizeof host, why, why_size) != 0) {
+    if (!grow((void **)&t->files, t->nfiles, &t->files_cap, sizeof *t->files)) {
+        snprintf(why, why_size, "out of memory");
+        goto done;
+    }
+    if (get_string(root, "", "host", fi.host, sizeof fi.host, why, why_size) != 0 ||
+        opt_string(root, "", "xgpu_version", fi.version, sizeof fi.version, why, why_size) != 0 ||
+        read_rank(root, &fi, why, why_size) != 0 || read_p2p(root, t, &fi, why, why_size) != 0) {
         goto done;
     }
     size_t i = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, results) {
-        if (t->count == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 64;
-            gb_row *grown = realloc(t->rows, cap * sizeof *grown);
-            if (!grown) {
-                snprintf(why, why_size, "out of memory at results[%zu]", i);
-                goto done;
-            }
-            t->rows = grown;
-            t->cap = cap;
+        if (!grow((void **)&t->rows, t->count, &t->cap, sizeof *t->rows)) {
+            snprintf(why, why_size, "out of memory at results[%zu]", i);
+            goto done;
         }
         char where[48];
         snprintf(where, sizeof where, "results[%zu]", i++);
-        if (read_row(r, where, host, &t->rows[t->count], why, why_size) != 0) {
+        if (read_row(r, where, &fi, t->nfiles, &t->rows[t->count], why, why_size) != 0) {
             goto done;
         }
         t->count++;
     }
+    fi.rows = t->count - fi.first_row;
+    fi.pairs = t->npairs - fi.first_pair;
+    t->files[t->nfiles++] = fi;
     rc = 0;
 done:
     if (rc) {
-        t->count = before;
+        t->count = rows_before;
+        t->npairs = pairs_before;
     }
     cJSON_Delete(root);
     return rc;
 }
 
+void gb_table_drop_last(gb_table *t) {
+    if (t->nfiles) {
+        const gb_file *fi = &t->files[--t->nfiles];
+        t->count = fi->first_row;
+        t->npairs = fi->first_pair;
+    }
+}
+
 void gb_table_free(gb_table *t) {
     free(t->rows);
-    t->rows = NULL;
-    t->count = t->cap = 0;
+    free(t->files);
+    free(t->pairs);
+    *t = (gb_table){0};
 }

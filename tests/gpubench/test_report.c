@@ -1,0 +1,398 @@
+/* gpubench report on generated result files: stragglers found with the
+ * right gap and direction (GB/s and GFLOP/s: higher is better; us: lower
+ * is better), not at 9%; throttled rows and stragglers listed before
+ * everything else; damaged, foreign, other-version and duplicate files
+ * skipped with a warning; the peer-to-peer matrix; old files still read.
+ * 512 files: test_report_scale.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "report_gen.h"
+#include "xt_file.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xgpu.h>
+
+#include <cmocka.h>
+
+/* 8 identical devices on one host, ranks 0 to 7, in gbr-sN.json. */
+static void write_node(double factors[8][8], int throttled_rank) {
+    for (int d = 0; d < 8; d++) {
+        char path[64], uuid[64];
+        snprintf(path, sizeof path, "gbr-s%d.json", d);
+        snprintf(uuid, sizeof uuid, "GPU-0000000%d-aaaa-bbbb-cccc-dddddddddddd", d);
+        device dev = {.host = "node-a",
+                      .uuid = uuid,
+                      .name = "NVIDIA H100 80GB HBM3",
+                      .arch = "sm_90",
+                      .rank = d,
+                      .index = d,
+                      .ncases = 8,
+                      .factor = factors[d],
+                      .throttled_case = d == throttled_rank ? 1 : -1};
+        write_device(path, &dev);
+    }
+}
+
+/* Case 0 (GEMM): rank 5 at 0.85 of the others, a straggler 15% below the
+ * median. Case 2 (stream): rank 6 at 0.91, 9% below: not one. Case 3
+ * (launch, us): rank 3 takes 1.2 times as long (a straggler, 20% worse),
+ * rank 4 0.7 times (faster: not one). Case 6 (stream): rank 2 at 1.3
+ * (faster: not one). */
+static void report_finds_stragglers(void **state) {
+    (void)state;
+    double factors[8][8];
+    for (int d = 0; d < 8; d++) {
+        for (int c = 0; c < 8; c++) {
+            factors[d][c] = 1;
+        }
+    }
+    factors[5][0] = 0.85;
+    factors[6][2] = 0.91;
+    factors[3][3] = 1.2;
+    factors[4][3] = 0.7;
+    factors[2][6] = 1.3;
+    write_node(factors, -1);
+    free(report("gbr-strag",
+                "gbr-s0.json gbr-s1.json gbr-s2.json gbr-s3.json gbr-s4.json "
+                "gbr-s5.json gbr-s6.json gbr-s7.json",
+                0));
+    cJSON *j = read_json("gbr-strag.json");
+    if (array_size(j, "stragglers") != 2) {
+        char *text = cJSON_Print(cJSON_GetObjectItemCaseSensitive(j, "stragglers"));
+        fail_msg("2 stragglers expected:\n%s", text);
+    }
+    /* GEMM: the median of 7 x base and 0.85 x base is base. */
+    const cJSON *s = find_straggler(j, 5, "gemm");
+    assert_non_null(s);
+    double base = case_base(0);
+    assert_float_equal(get_num(s, "median"), base, base * 1e-9);
+    assert_float_equal(get_num(s, "rate"), base * 0.85, base * 1e-9);
+    assert_float_equal(get_num(s, "gap_pct"), (base - base * 0.85) / base * 100, 1e-6);
+    assert_string_equal(get_str(s, "host"), "node-a");
+    assert_string_equal(get_str(s, "device"), "cuda:5");
+    assert_string_equal(get_str(s, "device_uuid"), "GPU-00000005-aaaa-bbbb-cccc-dddddddddddd");
+    assert_string_equal(get_str(s, "unit"), "GFLOP/s");
+    /* Launch: lower is better; the slow one is the straggler. */
+    s = find_straggler(j, 3, "launch");
+    assert_non_null(s);
+    assert_float_equal(get_num(s, "gap_pct"), 20.0, 1e-6);
+    assert_string_equal(get_str(s, "unit"), "us");
+    assert_null(find_straggler(j, 4, "launch"));
+    assert_null(find_straggler(j, 6, "stream"));
+    assert_null(find_straggler(j, 2, "stream"));
+    /* The launch group says which way is better. */
+    const cJSON *g;
+    int lower = 0;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(j, "groups")) {
+        bool us = !strcmp(get_str(g, "unit"), "us");
+        assert_string_equal(get_str(g, "better"), us ? "lower" : "higher");
+        lower += us;
+        assert_int_equal((int)get_num(g, "devices"), 8);
+    }
+    assert_int_equal(lower, 2);
+    assert_int_equal(array_size(j, "straggling_devices"), 2);
+    cJSON_Delete(j);
+    /* The Markdown and the page name them first, with the gap. */
+    char *md = xt_read_file("gbr-strag.md", NULL);
+    assert_non_null(md);
+    char *sec = strstr(md, "## Stragglers"), *spread = strstr(md, "## Spread per benchmark case");
+    assert_non_null(sec);
+    assert_non_null(spread);
+    assert_true(sec < strstr(md, "## Models"));
+    char *line = strstr(sec, "| node-a | 5 | cuda:5 |");
+    if (!line || line > spread || !strstr(line, "| 15.0% |") || !strstr(sec, "| 20.0% |")) {
+        fail_msg("stragglers not listed with their gap:\n%s", md);
+    }
+    free(md);
+    char *html = xt_read_file("gbr-strag.html", NULL);
+    assert_non_null(html);
+    char *h = strstr(html, "<h2>Stragglers</h2>");
+    assert_non_null(h);
+    assert_true(h < strstr(html, "<h2>Models</h2>"));
+    assert_true(h < strstr(html, "<svg"));
+    assert_non_null(strstr(html, "15.0%"));
+    free(html);
+}
+
+/* Two identical devices are enough: the median is their mean, so 100 and
+ * 80 put the slower one 11.1% below it. A device alone is no straggler,
+ * however slow: another model's figures are no comparison. */
+static void report_straggler_needs_two_devices(void **state) {
+    (void)state;
+    double slow[1] = {0.8};
+    device d = {.host = "pair",
+                .uuid = "GPU-p0",
+                .name = "NVIDIA L4",
+                .arch = "sm_89",
+                .rank = 0,
+                .ncases = 1,
+                .throttled_case = -1};
+    write_device("gbr-two0.json", &d);
+    d.uuid = "GPU-p1";
+    d.rank = 1;
+    d.index = 1;
+    d.factor = slow;
+    write_device("gbr-two1.json", &d);
+    d.uuid = "GPU-p2";
+    d.rank = 2;
+    d.name = "NVIDIA T4";
+    d.arch = "sm_75";
+    write_device("gbr-two2.json", &d);
+    free(report("gbr-two", "gbr-two0.json gbr-two1.json gbr-two2.json", 0));
+    cJSON *j = read_json("gbr-two.json");
+    assert_int_equal(array_size(j, "stragglers"), 1);
+    const cJSON *s = find_straggler(j, 1, "gemm");
+    assert_non_null(s);
+    double base = case_base(0), median = (base + 0.8 * base) / 2;
+    assert_float_equal(get_num(s, "median"), median, 1e-9 * base);
+    assert_float_equal(get_num(s, "gap_pct"), (median - 0.8 * base) / median * 100, 1e-6);
+    assert_int_equal(array_size(j, "models"), 2);
+    cJSON_Delete(j);
+}
+
+/* A row whose telemetry says throttled is listed, with its reason, before
+ * the models and the spread; without one the section says none. */
+static void report_lists_throttled_rows_first(void **state) {
+    (void)state;
+    double ones[8][8];
+    for (int d = 0; d < 8; d++) {
+        for (int c = 0; c < 8; c++) {
+            ones[d][c] = 1;
+        }
+    }
+    write_node(ones, 6);
+    free(report("gbr-thr", "gbr-s*.json", 0));
+    char *md = xt_read_file("gbr-thr.md", NULL);
+    assert_non_null(md);
+    char *strag = strstr(md, "## Stragglers"), *thr = strstr(md, "## Throttled rows"),
+         *models = strstr(md, "## Models");
+    assert_non_null(strag);
+    assert_non_null(thr);
+    assert_non_null(models);
+    assert_true(strag < thr && thr < models);
+    char *none = strstr(strag, "\nnone\n");
+    if (!none || none > thr) {
+        fail_msg("no stragglers, but the section does not say none:\n%s", md);
+    }
+    char *row = strstr(thr, "| node-a | 6 | cuda:6 |");
+    if (!row || row > models || !strstr(row, "sw\\_thermal; SM clock 1210 MHz")) {
+        fail_msg("the throttled row is not listed with its reason:\n%s", md);
+    }
+    char *next = strstr(row + 1, "| node-a |");
+    assert_true(!next || next > models); /* only the one */
+    free(md);
+    cJSON *j = read_json("gbr-thr.json");
+    assert_int_equal(array_size(j, "throttled"), 1);
+    const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "throttled"), 0);
+    assert_int_equal((int)get_num(t, "rank"), 6);
+    assert_string_equal(get_str(t, "source"), "nvml");
+    assert_string_equal(get_str(t, "bench"), "gemm");
+    assert_int_equal(array_size(j, "stragglers"), 0);
+    cJSON_Delete(j);
+    char *html = xt_read_file("gbr-thr.html", NULL);
+    char *h = strstr(html, "<h2>Throttled rows</h2>");
+    assert_non_null(h);
+    assert_true(h < strstr(html, "<h2>Models</h2>"));
+    assert_non_null(strstr(h, "sw_thermal; SM clock 1210 MHz"));
+    free(html);
+}
+
+/* Each file that cannot be merged is named with its reason and skipped;
+ * the others make the report (exit 0). With none left: exit 2. */
+static void report_skips_what_it_cannot_merge(void **state) {
+    (void)state;
+    device d = {.host = "node-b",
+                .uuid = "GPU-b0",
+                .name = "NVIDIA A100",
+                .arch = "sm_80",
+                .rank = 0,
+                .ncases = 4,
+                .throttled_case = -1};
+    write_device("gbr-k-good.json", &d);
+    write_device("gbr-k-dup.json", &d); /* node-b rank 0 again */
+    d.rank = 1;
+    d.version = "0.0.1";
+    write_device("gbr-k-old.json", &d);
+    d.version = XGPU_VERSION_MAJOR ? "0.0.0" : "1.0.0";
+    write_device("gbr-k-major.json", &d);
+    char patch[32];
+    snprintf(patch, sizeof patch, "%d.%d.%d", XGPU_VERSION_MAJOR, XGPU_VERSION_MINOR,
+             XGPU_VERSION_PATCH + 1);
+    d.version = patch;
+    d.rank = 2;
+    write_device("gbr-k-patch.json", &d); /* merged, with a warning */
+    d.version = "banana";
+    d.rank = 3;
+    write_device("gbr-k-banana.json", &d);
+    /* Without a rank, the same results from one host are a duplicate; other
+     * results from it are not. */
+    d.version = NULL;
+    d.rank = -1;
+    d.uuid = "GPU-b9";
+    write_device("gbr-k-norank.json", &d);
+    write_device("gbr-k-norank2.json", &d);
+    double faster[4] = {1.01, 1, 1, 1};
+    d.factor = faster;
+    write_device("gbr-k-norank3.json", &d);
+    write_text("gbr-k-foreign.json", "{\"schema\": \"other/2\", \"results\": []}\n");
+    write_text("gbr-k-noschema.json", "{\"results\": []}\n");
+    write_text("gbr-k-trunc.json", "{\"schema\": \"xgpu.gpubench/1\", \"host\": \"x\", \"resu");
+    write_text("gbr-k-badkey.json", "{\"schema\": \"xgpu.gpubench/1\", \"host\": \"x\", "
+                                    "\"rank\": {\"rank\": -3}, \"results\": []}\n");
+    char *out = report("gbr-skip",
+                       "gbr-k-good.json gbr-k-dup.json gbr-k-old.json gbr-k-major.json "
+                       "gbr-k-patch.json gbr-k-banana.json gbr-k-norank.json gbr-k-norank2.json "
+                       "gbr-k-norank3.json gbr-k-foreign.json gbr-k-noschema.json "
+                       "gbr-k-trunc.json gbr-k-badkey.json gbr-k-missing.json",
+                       0);
+    expect_skipped(out, "gbr-k-dup.json", "duplicate of gbr-k-good.json (host node-b, rank 0)");
+    expect_skipped(out, "gbr-k-old.json", "written by xgpu 0.0.1, this gpubench is " VERSION);
+    expect_skipped(out, "gbr-k-major.json", "written by xgpu ");
+    expect_skipped(out, "gbr-k-banana.json", "xgpu_version \"banana\" is not MAJOR.MINOR.PATCH");
+    expect_skipped(out, "gbr-k-norank2.json",
+                   "duplicate of gbr-k-norank.json (host node-b, no rank, the same results)");
+    expect_skipped(out, "gbr-k-foreign.json", "not a gpubench result file (schema \"other/2\"");
+    expect_skipped(out, "gbr-k-noschema.json", "not a gpubench result file");
+    expect_skipped(out, "gbr-k-trunc.json", "not valid JSON");
+    expect_skipped(out, "gbr-k-badkey.json", "rank.rank: expected a whole number");
+    expect_skipped(out, "gbr-k-missing.json", "cannot read");
+    char want[256];
+    snprintf(want, sizeof want, "gpubench report: warning: gbr-k-patch.json: written by xgpu %s",
+             patch);
+    if (!strstr(out, want) || strstr(out, "gbr-k-patch.json: skipped") ||
+        strstr(out, "gbr-k-good.json: skipped") || strstr(out, "gbr-k-norank3.json: skipped") ||
+        strstr(out, "gbr-k-norank.json: skipped")) {
+        fail_msg("a good file was skipped, or no word on the patch level:\n%s", out);
+    }
+    free(out);
+    cJSON *j = read_json("gbr-skip.json");
+    assert_int_equal(array_size(j, "files"), 4);
+    assert_int_equal(array_size(j, "skipped"), 10);
+    cJSON_Delete(j);
+    char *md = xt_read_file("gbr-skip.md", NULL);
+    assert_non_null(strstr(md, "## Skipped files"));
+    assert_non_null(strstr(md, "| gbr-k-dup.json | duplicate of gbr-k-good.json"));
+    free(md);
+    /* Nothing left to merge: exit 2, saying so. */
+    out = report("gbr-none", "gbr-k-foreign.json gbr-k-trunc.json", 2);
+    expect_skipped(out, "gbr-k-foreign.json", "not a gpubench result file");
+    assert_non_null(strstr(out, "no result file could be merged (2 skipped)"));
+    assert_int_equal(access("gbr-none.md", F_OK), -1);
+    free(out);
+    out = report("gbr-none", "", 2);
+    assert_non_null(strstr(out, "usage: gpubench report"));
+    free(out);
+}
+
+/* Rank 0 of node-p has a p2p matrix: 4 devices, one pair staged. */
+static void report_p2p_matrix(void **state) {
+    (void)state;
+    char p2p[8192] =
+        "{\"devices\": [\"cuda:0\", \"cuda:1\", \"cuda:2\", \"cuda:10\"], \"pairs\": [";
+    static const char *const devs[] = {"cuda:0", "cuda:1", "cuda:2", "cuda:10"};
+    bool first = true;
+    for (int s = 0; s < 4; s++) {
+        for (int d = 0; d < 4; d++) {
+            if (s == d) {
+                continue;
+            }
+            bool staged = s == 1 && d == 3; /* cuda:1 -> cuda:10 */
+            char pair[512];
+            snprintf(pair, sizeof pair,
+                     "%s{\"src\": \"%s\", \"dst\": \"%s\", \"src_uuid\": \"GPU-%d\", "
+                     "\"dst_uuid\": \"GPU-%d\", \"path\": \"%s\", \"bytes\": 268435456, "
+                     "\"gbs\": %.1f, \"latency_us\": %.1f, \"verified\": true}",
+                     first ? "" : ", ", devs[s], devs[d], s, d, staged ? "staged" : "direct",
+                     staged ? 12.3 : 300.0 + 10 * s + d, staged ? 20.5 : 2.5);
+            strcat(p2p, pair);
+            first = false;
+        }
+    }
+    strcat(p2p, "]}");
+    device d = {.host = "node-p",
+                .uuid = "GPU-0",
+                .name = "NVIDIA H100",
+                .arch = "sm_90",
+                .rank = 0,
+                .ncases = 2,
+                .throttled_case = -1,
+                .p2p = p2p};
+    write_device("gbr-p2p.json", &d);
+    free(report("gbr-p2p", "gbr-p2p.json", 0));
+    char *md = xt_read_file("gbr-p2p.md", NULL);
+    assert_non_null(md);
+    char *sec = strstr(md, "## Peer-to-peer bandwidth");
+    assert_non_null(sec);
+    /* Columns in natural order; row cuda:1's last cell is the staged one. */
+    if (!strstr(sec, "| src \\\\ dst | cuda:0 | cuda:1 | cuda:2 | cuda:10 |") ||
+        !strstr(sec, "| cuda:1 | 310.0 | - | 312.0 | 12.3 (staged) |") ||
+        !strstr(sec, "| cuda:10 | 330.0 | 331.0 | 332.0 | - |")) {
+        fail_msg("a wrong matrix:\n%s", sec);
+    }
+    free(md);
+    char *html = xt_read_file("gbr-p2p.html", NULL);
+    char *h = strstr(html, "<h2>Peer-to-peer bandwidth</h2>");
+    assert_non_null(h);
+    assert_non_null(strstr(h, "<linearGradient"));
+    assert_non_null(strstr(h, ">12.3 *</text>"));
+    assert_non_null(strstr(h, "stroke-dasharray"));
+    free(html);
+    cJSON *j = read_json("gbr-p2p.json");
+    const cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "p2p"), 0);
+    assert_non_null(m);
+    assert_int_equal(array_size(m, "pairs"), 12);
+    int staged = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(m, "pairs")) {
+        staged += !strcmp(get_str(p, "path"), "staged");
+    }
+    assert_int_equal(staged, 1);
+    cJSON_Delete(j);
+}
+
+/* A file without any of the fleet keys still reads; a fleet key of the
+ * wrong type is named. */
+static void report_reads_old_files(void **state) {
+    (void)state;
+    write_text("gbr-old.json",
+               "{\"schema\": \"xgpu.gpubench/1\", \"host\": \"old\", \"results\": [{\"bench\": "
+               "\"gemm\", \"impl\": \"xgpu\", \"device\": \"opencl:0\", \"device_name\": \"d\", "
+               "\"dtype\": \"f32\", \"shape\": \"s\", \"size\": 64, \"gflops\": 2.5, "
+               "\"verified\": true}]}\n");
+    write_text("gbr-typed.json",
+               "{\"schema\": \"xgpu.gpubench/1\", \"host\": \"new\", \"results\": [{\"bench\": "
+               "\"gemm\", \"impl\": \"xgpu\", \"device\": \"opencl:0\", \"device_name\": \"d\", "
+               "\"dtype\": \"f32\", \"shape\": \"s\", \"size\": 64, \"gflops\": 2.5, "
+               "\"verified\": true, \"telemetry\": {\"throttled\": \"yes\"}}]}\n");
+    char *out = report("gbr-old", "gbr-old.json gbr-typed.json", 0);
+    expect_skipped(out, "gbr-typed.json", "results[0].telemetry.throttled: expected true or false");
+    free(out);
+    char *md = xt_read_file("gbr-old.md", NULL);
+    assert_non_null(strstr(md, "| old | - | d (opencl:0) | gemm | xgpu | f32 | s | 2.50 GFLOP/s | "
+                               "yes | - |"));
+    free(md);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        cmocka_set_test_filter(argv[1]);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_finds_stragglers),
+        cmocka_unit_test(report_straggler_needs_two_devices),
+        cmocka_unit_test(report_lists_throttled_rows_first),
+        cmocka_unit_test(report_skips_what_it_cannot_merge),
+        cmocka_unit_test(report_p2p_matrix),
+        cmocka_unit_test(report_reads_old_files),
+    };
+    return cmocka_run_group_tests_name("gpubench report", tests, NULL, NULL);
+}

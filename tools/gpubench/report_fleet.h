@@ -1,0 +1,107 @@
+/* gpubench report across a fleet: the merged rows grouped by device model
+ * (device_name + device_arch) and benchmark case, the spread of each group,
+ * the stragglers and the throttled rows (report_fleet.c), and the writers
+ * that show them as Markdown, HTML with SVG charts, and JSON. */
+#ifndef XGPU_GPUBENCH_REPORT_FLEET_H
+#define XGPU_GPUBENCH_REPORT_FLEET_H
+
+#include "report_read.h"
+
+#include <stdio.h>
+
+/* A device counts as a straggler on a case when its figure is more than
+ * this many percent worse than its group's median. */
+#define GB_STRAGGLER_PCT 10.0
+
+/* At most this many stragglers and throttled rows are listed in the
+ * Markdown and the HTML; the JSON summary has them all. */
+#define GB_REPORT_LIST_MAX 200
+
+/* A file the report did not merge, and why. */
+typedef struct gb_skip {
+    const char *file;
+    char why[512];
+} gb_skip;
+
+/* One model's figures for one benchmark case. */
+typedef struct gb_group {
+    const gb_row *key;       /* a row of the group: its model and case */
+    size_t begin, end;       /* its rows in gb_summary.order */
+    size_t n;                /* rows with a usable figure (finite, >= 0, verified) */
+    size_t left_out;         /* rows without one: not run, not verified, not finite */
+    double min, median, max; /* of the usable figures; -1 when n == 0 */
+    bool lower_better;       /* a time ("us"): lower is better */
+} gb_group;
+
+typedef struct gb_straggler {
+    const gb_row *row;
+    size_t group;   /* index into gb_summary.groups */
+    double gap_pct; /* how much worse than the median, in percent (> 0) */
+} gb_straggler;
+
+/* A straggling device: how many cases it straggles on, and its worst. */
+typedef struct gb_straggler_device {
+    const gb_straggler *worst;
+    size_t cases;
+} gb_straggler_device;
+
+/* A device model: rows [begin, end) of gb_summary.by_device. */
+typedef struct gb_model {
+    const gb_row *key;
+    size_t begin, end;
+    size_t devices, hosts;
+} gb_model;
+
+typedef struct gb_summary {
+    const gb_table *t;
+    const gb_row **order;     /* every row by model, case, host, rank, device */
+    const gb_row **by_device; /* every row by model, host, rank, device */
+    gb_group *groups;
+    size_t ngroups;
+    gb_model *models;
+    size_t nmodels;
+    gb_straggler *stragglers; /* worst gap first */
+    size_t nstragglers;
+    gb_straggler_device *straggling; /* one per device, worst gap first */
+    size_t nstraggling;
+    const gb_row **throttled; /* in the order of the files */
+    size_t nthrottled;
+    size_t devices;         /* distinct devices over all models */
+    const gb_skip *skipped; /* the caller's */
+    size_t nskipped;
+} gb_summary;
+
+/* Groups, spreads, stragglers and throttled rows of `t`, which must outlive
+ * `s`. 0, or -1 when memory ran out (`s` is then empty). Sorting, not
+ * pairwise comparison: O(n log n) in the rows. */
+int gb_summarize(const gb_table *t, gb_summary *s);
+void gb_summary_free(gb_summary *s);
+
+/* Whether a row's figure counts in its group's spread. */
+bool gb_row_usable(const gb_row *r);
+/* The rank ("3"), or "-" without one, into `out`; returns `out`. */
+const char *gb_rank_text(const gb_row *r, char *out, size_t size);
+/* The device's identity: its UUID, else "-". */
+const char *gb_uuid_text(const gb_row *r);
+/* Natural order of device paths: "cuda:2" before "cuda:10". */
+int gb_device_cmp(const char *a, const char *b);
+
+/* The writers (report_md.c, report_html.c, report_json.c). Errors show in
+ * ferror(f). */
+void gb_write_report_md(FILE *f, const gb_summary *s);
+void gb_write_report_html(FILE *f, const gb_summary *s);
+void gb_write_report_json(FILE *f, const gb_summary *s);
+
+/* Text escaped for HTML and SVG (report_html.c). */
+void gb_xml_text(FILE *f, const char *s);
+/* The charts (report_svg.c): per model medians with their min-max range. */
+void gb_svg_gemm(FILE *f, const gb_summary *s);
+void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *title);
+/* Peer-to-peer heat maps, one per file that has pairs (report_p2p.c), and
+ * the same as Markdown tables. */
+void gb_p2p_html(FILE *f, const gb_summary *s);
+void gb_p2p_md(FILE *f, const gb_summary *s);
+/* Markdown cell text (report_md.c). */
+void gb_md_text(FILE *f, const char *s);
+
+#endif

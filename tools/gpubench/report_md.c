@@ -1,0 +1,227 @@
+/* The report as Markdown: stragglers and throttled rows first, then the
+ * skipped files, the models, the spread per benchmark case, the peer-to-peer
+ * matrices and every result. */
+#include "report_fleet.h"
+
+#include <string.h>
+
+/* Text in a Markdown table cell: a '|' would end the cell and a newline the
+ * row; HTML in Markdown is passed through to the page, so <, > and & become
+ * entities; the characters of emphasis, code and links are escaped. */
+void gb_md_text(FILE *f, const char *s) {
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f) {
+            fputc(' ', f);
+        } else if (c == '<') {
+            fputs("&lt;", f);
+        } else if (c == '>') {
+            fputs("&gt;", f);
+        } else if (c == '&') {
+            fputs("&amp;", f);
+        } else if (strchr("|\\`*_[]~", c)) {
+            fputc('\\', f);
+            fputc(c, f);
+        } else {
+            fputc(c, f);
+        }
+    }
+}
+
+/* Cells separated by " | ", each escaped; NULL ends the list. */
+static void md_cells(FILE *f, const char *const *cells) {
+    for (size_t i = 0; cells[i]; i++) {
+        fputs(i ? " | " : "| ", f);
+        gb_md_text(f, cells[i]);
+    }
+}
+
+static void md_rate(FILE *f, double rate, const char *unit) {
+    if (rate >= 0) {
+        fprintf(f, " | %.2f %s", rate, unit);
+    } else {
+        fputs(" | -", f);
+    }
+}
+
+static void model_text(const gb_row *r, char *out, size_t size) {
+    snprintf(out, size, "%s%s%s%s", r->device_name, r->device_arch[0] ? " (" : "", r->device_arch,
+             r->device_arch[0] ? ")" : "");
+}
+
+static void case_text(const gb_row *r, char *out, size_t size) {
+    snprintf(out, size, "%s %s %s %s", r->bench, r->impl, r->dtype, r->shape);
+}
+
+static void more(FILE *f, size_t n) {
+    if (n > GB_REPORT_LIST_MAX) {
+        fprintf(f, "\n%zu more: see the JSON summary.\n", n - GB_REPORT_LIST_MAX);
+    }
+}
+
+static void stragglers(FILE *f, const gb_summary *s) {
+    fprintf(f,
+            "## Stragglers\n\nDevices more than %.0f%% worse than the median of identical "
+            "devices (same name and architecture) on a benchmark case.\n\n",
+            GB_STRAGGLER_PCT);
+    if (!s->nstragglers) {
+        fputs("none\n\n", f);
+        return;
+    }
+    fprintf(f,
+            "%zu device(s) on %zu case(s).\n\n| host | rank | device | uuid | model | cases | "
+            "worst case | worst gap |\n|---|---:|---|---|---|---:|---|---:|\n",
+            s->nstraggling, s->nstragglers);
+    for (size_t i = 0; i < s->nstraggling && i < GB_REPORT_LIST_MAX; i++) {
+        const gb_straggler *x = s->straggling[i].worst;
+        const gb_row *r = x->row;
+        char rank[24], model[200], kase[200];
+        model_text(r, model, sizeof model);
+        case_text(r, kase, sizeof kase);
+        const char *cells[] = {
+            r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), model, NULL};
+        md_cells(f, cells);
+        fprintf(f, " | %zu | ", s->straggling[i].cases);
+        gb_md_text(f, kase);
+        fprintf(f, " | %.1f%% |\n", x->gap_pct);
+    }
+    more(f, s->nstraggling);
+    fputs("\nEvery case, worst first:\n\n"
+          "| host | rank | device | uuid | model | case | rate | group median | gap |\n"
+          "|---|---:|---|---|---|---|---:|---:|---:|\n",
+          f);
+    for (size_t i = 0; i < s->nstragglers && i < GB_REPORT_LIST_MAX; i++) {
+        const gb_straggler *x = &s->stragglers[i];
+        const gb_row *r = x->row;
+        char rank[24], model[200], kase[200];
+        model_text(r, model, sizeof model);
+        case_text(r, kase, sizeof kase);
+        const char *cells[] = {
+            r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), model, kase,
+            NULL};
+        md_cells(f, cells);
+        md_rate(f, r->rate, r->unit);
+        md_rate(f, s->groups[x->group].median, r->unit);
+        fprintf(f, " | %.1f%% |\n", x->gap_pct);
+    }
+    more(f, s->nstragglers);
+    fputc('\n', f);
+}
+
+static void throttled(FILE *f, const gb_summary *s) {
+    fputs("## Throttled rows\n\n", f);
+    if (!s->nthrottled) {
+        fputs("none\n\n", f);
+        return;
+    }
+    fputs("| host | rank | device | uuid | case | rate | telemetry | why |\n"
+          "|---|---:|---|---|---|---:|---|---|\n",
+          f);
+    for (size_t i = 0; i < s->nthrottled && i < GB_REPORT_LIST_MAX; i++) {
+        const gb_row *r = s->throttled[i];
+        char rank[24], kase[200];
+        case_text(r, kase, sizeof kase);
+        const char *cells[] = {
+            r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), kase, NULL};
+        md_cells(f, cells);
+        md_rate(f, r->rate, r->unit);
+        const char *tail[] = {r->telemetry, r->throttle_why[0] ? r->throttle_why : "-", NULL};
+        fputs(" ", f);
+        md_cells(f, tail);
+        fputs(" |\n", f);
+    }
+    more(f, s->nthrottled);
+    fputc('\n', f);
+}
+
+static void skipped(FILE *f, const gb_summary *s) {
+    if (!s->nskipped) {
+        return;
+    }
+    fputs("## Skipped files\n\n| file | reason |\n|---|---|\n", f);
+    for (size_t i = 0; i < s->nskipped; i++) {
+        const char *cells[] = {s->skipped[i].file, s->skipped[i].why, NULL};
+        md_cells(f, cells);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
+static void models(FILE *f, const gb_summary *s) {
+    fputs("## Models\n\n| model | arch | devices | hosts |\n|---|---|---:|---:|\n", f);
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const gb_model *m = &s->models[i];
+        const char *cells[] = {m->key->device_name,
+                               m->key->device_arch[0] ? m->key->device_arch : "-", NULL};
+        md_cells(f, cells);
+        fprintf(f, " | %zu | %zu |\n", m->devices, m->hosts);
+    }
+    fputc('\n', f);
+}
+
+/* One line per model and case, by case: the spread across identical
+ * devices. */
+static void spread(FILE *f, const gb_summary *s) {
+    fputs("## Spread per benchmark case\n\nmin, median and max over the devices of a model "
+          "(verified results; left out: not run, not verified or not finite); for us, lower is "
+          "better.\n\n"
+          "| bench | impl | dtype | shape | model | devices | min | median | max | spread |\n"
+          "|---|---|---|---|---|---:|---:|---:|---:|---:|\n",
+          f);
+    for (size_t i = 0; i < s->ngroups; i++) {
+        const gb_group *g = &s->groups[i];
+        const gb_row *k = g->key;
+        char model[200];
+        model_text(k, model, sizeof model);
+        const char *cells[] = {k->bench, k->impl, k->dtype, k->shape, model, NULL};
+        md_cells(f, cells);
+        fprintf(f, " | %zu", g->n);
+        if (g->left_out) {
+            fprintf(f, " (+%zu left out)", g->left_out);
+        }
+        md_rate(f, g->min, k->unit);
+        md_rate(f, g->median, k->unit);
+        md_rate(f, g->max, k->unit);
+        if (g->n && g->median > 0) {
+            fprintf(f, " | %.1f%% |\n", (g->max - g->min) / g->median * 100);
+        } else {
+            fputs(" | - |\n", f);
+        }
+    }
+    fputc('\n', f);
+}
+
+/* Every row, by model, case and device: the per-device detail. */
+static void all_rows(FILE *f, const gb_summary *s) {
+    fputs("## All results\n\n"
+          "| machine | rank | device | bench | impl | dtype | shape | rate | verified | "
+          "throttled |\n|---|---:|---|---|---|---|---|---:|---|---|\n",
+          f);
+    for (size_t i = 0; i < s->t->count; i++) {
+        const gb_row *r = s->order[i];
+        char rank[24], device[200];
+        snprintf(device, sizeof device, "%s (%s)", r->device_name, r->device);
+        const char *cells[] = {r->host,  gb_rank_text(r, rank, sizeof rank),
+                               device,   r->bench,
+                               r->impl,  r->dtype,
+                               r->shape, NULL};
+        md_cells(f, cells);
+        md_rate(f, r->rate, r->unit);
+        fprintf(f, " | %s | %s |\n", r->verified ? "yes" : "**NO**",
+                r->throttled ? "**yes**" : (r->telemetry[0] ? "no" : "-"));
+    }
+}
+
+void gb_write_report_md(FILE *f, const gb_summary *s) {
+    fprintf(f,
+            "# gpubench report\n\n%zu result file(s) merged, %zu skipped: %zu results from %zu "
+            "device(s) of %zu model(s).\n\n",
+            s->t->nfiles, s->nskipped, s->t->count, s->devices, s->nmodels);
+    stragglers(f, s);
+    throttled(f, s);
+    skipped(f, s);
+    models(f, s);
+    spread(f, s);
+    gb_p2p_md(f, s);
+    all_rows(f, s);
+}

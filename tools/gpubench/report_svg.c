@@ -1,0 +1,233 @@
+/* The report's SVG charts, readable at any fleet size: one series or bar
+ * per device model, at the median over its devices, with the min-max range
+ * as error bars. Per-device figures are in the tables. */
+#include "report_fleet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                      "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+enum { MAX_SERIES = 8 };
+
+/* A group the log-scale chart can place. A file may hold anything in size
+ * and rate: 0, negative, 1e308, or an overflow to infinity. */
+static bool plottable(const gb_group *g) {
+    return !strcmp(g->key->bench, "gemm") && g->n && isfinite(g->median) && g->median > 0 &&
+           isfinite(g->max) && isfinite(g->key->size) && g->key->size > 0;
+}
+
+/* GEMM groups by dtype, then model and impl (a series), then size. */
+static int gemm_cmp(const void *pa, const void *pb) {
+    const gb_row *a = (*(const gb_group *const *)pa)->key, *b = (*(const gb_group *const *)pb)->key;
+    int c = strcmp(a->dtype, b->dtype);
+    c = c ? c : strcmp(a->device_name, b->device_name);
+    c = c ? c : strcmp(a->device_arch, b->device_arch);
+    c = c ? c : strcmp(a->impl, b->impl);
+    return c ? c : (a->size < b->size ? -1 : a->size > b->size);
+}
+
+static bool same_series(const gb_group *a, const gb_group *b) {
+    return !strcmp(a->key->dtype, b->key->dtype) &&
+           !strcmp(a->key->device_name, b->key->device_name) &&
+           !strcmp(a->key->device_arch, b->key->device_arch) && !strcmp(a->key->impl, b->key->impl);
+}
+
+/* One chart: the groups [0, n) of one dtype. */
+static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
+    const int W = 760, H = 360, L = 70, R = 20, T = 20, B = 50;
+    double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+    for (size_t i = 0; i < n; i++) {
+        xmin = fmin(xmin, log2(gs[i]->key->size));
+        xmax = fmax(xmax, log2(gs[i]->key->size));
+        ymax = fmax(ymax, gs[i]->max);
+    }
+    if (xmax <= xmin) {
+        xmax = xmin + 1;
+    }
+    fputs("<h3>GEMM ", f);
+    gb_xml_text(f, gs[0]->key->dtype);
+    fprintf(f,
+            ": GFLOP/s against size (n x n x n)</h3>\n<p class=\"note\">Median per model; the "
+            "bars span min to max over its devices.</p>\n<svg width=\"%d\" height=\"%d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" "
+            "font-size=\"12\">\n",
+            W, H + 20 * MAX_SERIES + 20);
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - R,
+            H - B);
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, T, L, H - B);
+    for (int g = 0; g <= 4; g++) {
+        double v = ymax / 4 * g; /* ymax * g overflows near DBL_MAX */
+        int y = (int)(H - B - (H - B - T) * g / 4.0);
+        /* 50700, not 5.07e+04, where it fits */
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.*g</text>\n", L - 5, y + 4,
+                v >= 1e4 && v < 1e9 ? 9 : 4, v >= 1e4 && v < 1e9 ? round(v) : v);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", L, y, W - R,
+                y);
+    }
+    /* Ticks at powers of two, in doubles: log2 of a finite positive double
+     * lies in [-1075, 1024], and at most about a dozen labels. */
+    int first = (int)ceil(xmin), last = (int)floor(xmax);
+    int step = last - first > 12 ? (last - first + 11) / 12 : 1;
+    for (int e = first; e <= last; e += step) {
+        int x = (int)(L + (W - L - R) * (e - xmin) / (xmax - xmin));
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.6g</text>\n", x, H - B + 16,
+                exp2(e));
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">n</text>\n", (L + W) / 2, H - 10);
+    fprintf(f,
+            "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
+            "text-anchor=\"middle\">GFLOP/s</text>\n",
+            (H - B + T) / 2, (H - B + T) / 2);
+    int s = 0;
+    size_t dropped = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1, devices = gs[i]->n;
+        while (j < n && same_series(gs[i], gs[j])) {
+            devices = gs[j]->n > devices ? gs[j]->n : devices;
+            j++;
+        }
+        if (s == MAX_SERIES) {
+            dropped++;
+            i = j;
+            continue;
+        }
+        const char *c = colours[s];
+        fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"", c);
+        for (size_t k = i; k < j; k++) {
+            fprintf(f, "%.1f,%.1f ",
+                    L + (W - L - R) * (log2(gs[k]->key->size) - xmin) / (xmax - xmin),
+                    H - B - (H - B - T) * (gs[k]->median / ymax));
+        }
+        fputs("\"/>\n", f);
+        for (size_t k = i; k < j; k++) {
+            double px = L + (W - L - R) * (log2(gs[k]->key->size) - xmin) / (xmax - xmin);
+            double lo = H - B - (H - B - T) * (gs[k]->min / ymax);
+            double hi = H - B - (H - B - T) * (gs[k]->max / ymax);
+            if (gs[k]->n > 1) {
+                fprintf(f, "<path stroke=\"%s\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh8M%.1f,%.1fh8\"/>\n",
+                        c, px, lo, hi, px - 4, lo, px - 4, hi);
+            }
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", px,
+                    H - B - (H - B - T) * (gs[k]->median / ymax), c);
+        }
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", L,
+                H + 20 * s, c);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", L + 18, H + 20 * s + 11);
+        gb_xml_text(f, gs[i]->key->device_name);
+        if (gs[i]->key->device_arch[0]) {
+            fputs(" (", f);
+            gb_xml_text(f, gs[i]->key->device_arch);
+            fputs(")", f);
+        }
+        fputs(" / ", f);
+        gb_xml_text(f, gs[i]->key->impl);
+        fprintf(f, ", up to %zu device(s)</text>\n", devices);
+        s++;
+        i = j;
+    }
+    fputs("</svg>\n", f);
+    if (dropped) {
+        fprintf(f,
+                "<p class=\"note\">%zu more series (model / impl) left out of the chart: see the "
+                "table.</p>\n",
+                dropped);
+    }
+}
+
+void gb_svg_gemm(FILE *f, const gb_summary *s) {
+    const gb_group **gs = malloc((s->ngroups ? s->ngroups : 1) * sizeof *gs);
+    size_t n = 0, left_out = 0;
+    if (!gs) {
+        return;
+    }
+    for (size_t i = 0; i < s->ngroups; i++) {
+        const gb_group *g = &s->groups[i];
+        if (strcmp(g->key->bench, "gemm")) {
+            continue;
+        }
+        if (plottable(g)) {
+            gs[n++] = g;
+        }
+        /* Rows that did not run (-1) are no news; the others left out are. */
+        for (size_t r = g->begin; r < g->end; r++) {
+            const gb_row *row = s->order[r];
+            left_out += row->rate != -1 && (!plottable(g) || !gb_row_usable(row));
+        }
+    }
+    if (n) {
+        fputs("<h2>GEMM</h2>\n", f);
+        qsort(gs, n, sizeof *gs, gemm_cmp);
+        for (size_t i = 0; i < n;) {
+            size_t j = i + 1;
+            while (j < n && !strcmp(gs[i]->key->dtype, gs[j]->key->dtype)) {
+                j++;
+            }
+            gemm_one(f, gs + i, j - i);
+            i = j;
+        }
+    }
+    if (left_out) {
+        fprintf(f,
+                "<p class=\"note\">%zu GEMM result(s) left out of the chart: not verified, or "
+                "size or rate is not a positive finite number (see the table).</p>\n",
+                left_out);
+    }
+    free(gs);
+}
+
+/* One horizontal bar per model and case of a bandwidth or latency
+ * benchmark: the median, with a whisker from min to max. */
+void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *title) {
+    double vmax = 0;
+    size_t bars = 0;
+    for (size_t i = 0; i < s->ngroups; i++) {
+        const gb_group *g = &s->groups[i];
+        if (!strcmp(g->key->bench, bench) && g->n && isfinite(g->max) && g->max > 0) {
+            vmax = fmax(vmax, g->max);
+            bars++;
+        }
+    }
+    if (!bars) {
+        return;
+    }
+    const int W = 860, L = 380, bar = 16;
+    fprintf(f, "<h3>");
+    gb_xml_text(f, title);
+    fprintf(f,
+            "</h3>\n<svg width=\"%d\" height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "font-family=\"sans-serif\" font-size=\"11\">\n",
+            W, bars * (bar + 4) + 10);
+    size_t y = 0, model = 0;
+    const gb_row *prev = NULL;
+    for (size_t i = 0; i < s->ngroups; i++) {
+        const gb_group *g = &s->groups[i];
+        if (strcmp(g->key->bench, bench) || !g->n || !isfinite(g->max) || !(g->max > 0)) {
+            continue;
+        }
+        const gb_row *k = g->key;
+        if (prev && (strcmp(prev->device_name, k->device_name) ||
+                     strcmp(prev->device_arch, k->device_arch))) {
+            model++;
+        }
+        prev = k;
+        double scale = (W - L - 110) / vmax;
+        fprintf(f, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", L - 6, y + 12);
+        char label[400];
+        snprintf(label, sizeof label, "%.60s | %s %s %s (%zu)", k->device_name, k->impl, k->dtype,
+                 k->shape, g->n);
+        gb_xml_text(f, label);
+        fprintf(f, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", L,
+                y, g->median * scale, bar, colours[model % MAX_SERIES]);
+        if (g->n > 1) {
+            fprintf(f, "<path stroke=\"#333\" d=\"M%.1f,%zuH%.1fM%.1f,%zuv8M%.1f,%zuv8\"/>",
+                    L + g->min * scale, y + bar / 2, L + g->max * scale, L + g->min * scale,
+                    y + bar / 2 - 4, L + g->max * scale, y + bar / 2 - 4);
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%zu\">%.4g %s</text>\n", L + g->max * scale + 4, y + 12,
+                g->median, k->unit);
+        y += bar + 4;
+    }
+    fputs("</svg>\n", f);
+}
