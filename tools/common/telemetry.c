@@ -256,6 +256,9 @@ static void *sampler(void *arg) {
 }
 
 int gt_start(gt_device *d) {
+    if (d->thread_running) {
+        return -1; /* one sampler at a time */
+    }
     if (!d->samples) {
         d->samples = malloc(GT_MAX_SAMPLES * sizeof *d->samples);
         if (!d->samples) {

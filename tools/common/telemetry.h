@@ -108,8 +108,9 @@ void gt_sample_now(gt_device *d, gt_sample *s);
 /* Samples the device on a thread of its own at about 10 Hz, one sample
  * taken before returning, until gt_stop, which takes one more, joins the
  * thread and summarises every sample kept. 0, or -1 when the thread cannot
- * be started (the summary then has the two samples of start and stop). One
- * sampler per device at a time; start and stop on one thread. */
+ * be started (the summary then has the two samples of start and stop) or
+ * the device's sampler is already running (nothing changes). Start and
+ * stop on one thread. */
 int gt_start(gt_device *d);
 void gt_stop(gt_device *d, gt_summary *out);
 
