@@ -175,9 +175,9 @@ static void sigint_stops_cleanly(void **state) {
 
 static void bad_options_are_usage_errors(void **state) {
     (void)state;
-    static const char *const bad[] = {"-i 0.05", "-i 3601",           "-i abc",
-                                      "-i ''",   "--count 0",         "--count 2x",
-                                      "-i",      "--csv - --jsonl -", "--bogus"};
+    static const char *const bad[] = {"-i 0.05",   "-i 3601",    "-i abc", "-i ''",
+                                      "--count 0", "--count 2x", "-i",     "--csv - --jsonl -",
+                                      "--bogus",   "-d x::"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "%s --watch %s 2>&1", GPUINFO, bad[i]);
@@ -191,12 +191,31 @@ static void bad_options_are_usage_errors(void **state) {
     }
 }
 
+static void device_selector(void **state) {
+    (void)state;
+    fake_env();
+    int status = -1;
+    char *out =
+        xt_run_command(GPUINFO " --watch --count 1 -i 0.1 -d opencl:0 2>/dev/null", &status);
+    assert_non_null(out);
+    assert_int_equal(status, 0);
+    assert_int_equal(lines(out), 2); /* the header, the one device */
+    assert_non_null(strstr(out, "opencl:0"));
+    free(out);
+    out = xt_run_command(GPUINFO " --watch --count 1 -d 999 2>&1", &status);
+    assert_non_null(out);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(out, "gpuinfo: -d 999: "));
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(count_two_writes_table_csv_and_jsonl),
         cmocka_unit_test(jsonl_on_stdout_leaves_the_table_out),
         cmocka_unit_test(sigint_stops_cleanly),
         cmocka_unit_test(bad_options_are_usage_errors),
+        cmocka_unit_test(device_selector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,15 +169,19 @@ static int devices(const char *selector, gi_device **all, uint32_t *n) {
     }
     uint32_t want = 0, got = 0;
     xgpu_status st = xgpu_device_match(selector, NULL, 0, &want);
-    xgpu_device **chosen = st == XGPU_SUCCESS ? calloc(want ? want : 1, sizeof *chosen) : NULL;
-    if (chosen) {
+    xgpu_device **chosen = NULL;
+    if (st == XGPU_SUCCESS) {
+        chosen = calloc(want ? want : 1, sizeof *chosen);
+        if (!chosen) {
+            fprintf(stderr, "gpuinfo: out of memory\n");
+            return 2;
+        }
         st = xgpu_device_match(selector, chosen, want, &got);
     }
-    if (st != XGPU_SUCCESS || !chosen) {
-        fprintf(stderr, "gpuinfo: -d %s: %s\n", selector,
-                chosen ? xgpu_last_error()->message : "out of memory");
+    if (st != XGPU_SUCCESS) {
+        fprintf(stderr, "gpuinfo: -d %s: %s\n", selector, xgpu_last_error()->message);
         free(chosen);
-        return st == XGPU_ERROR_INVALID_ARGUMENT || !chosen ? 2 : 1;
+        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
     }
     *n = gi_select(*all, *n, chosen, got);
     free(chosen);
