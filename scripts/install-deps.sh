@@ -40,9 +40,10 @@ pkgs="$required pocl-opencl-icd clinfo libcjson-dev libopenblas-dev"
 if [ "${1:-}" = "--tests" ]; then
     # The HIP backend's tests and the compile matrix use the distribution's
     # ROCm runtime, its hiprtc and hipcc. The fuzzers need clang and its
-    # libFuzzer runtime.
+    # libFuzzer runtime. The telemetry tests load the distribution's ROCm
+    # SMI for real.
     required="$required libcmocka-dev"
-    pkgs="$pkgs libcmocka-dev $rocm valgrind clang $clang_rt"
+    pkgs="$pkgs libcmocka-dev $rocm librocm-smi64-1 valgrind clang $clang_rt"
 else
     # gpubench compares with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"
@@ -55,6 +56,7 @@ adds() {
     libamdhip64-dev | rocm-device-libs* | hipcc)
         echo "ROCm for the HIP backend's tests and the compile matrix, which skip without it" ;;
     clang | libclang-rt-* | libclang-common-*) echo "clang and libFuzzer, for tests/fuzz" ;;
+    librocm-smi64-1) echo "ROCm SMI, which the telemetry test loads for real and skips without" ;;
     valgrind) echo "CI's valgrind step" ;;
     libclblast-dev) echo "CLBlast, gpubench's OpenCL GEMM peer" ;;
     clpeak) echo "gpubench's reference bandwidth row" ;;

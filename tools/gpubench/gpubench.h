@@ -2,6 +2,8 @@
 #ifndef XGPU_GPUBENCH_H
 #define XGPU_GPUBENCH_H
 
+#include "telemetry.h"
+
 #include <xgpu.h>
 
 #include <stdbool.h>
@@ -31,6 +33,10 @@ typedef struct gb_result {
     bool verified;
     double max_rel_err;
     char note[512];
+    /* What the device did during the timed repetitions (not the warm-up). */
+    bool has_telemetry;
+    gt_summary telemetry;
+    char telemetry_why[640]; /* why no vendor library serves the device, "" if one does */
 } gb_result;
 
 /* The rank a launcher gave this process (rank.c), read from the variables
@@ -85,8 +91,9 @@ typedef struct gb_env {
     double peak_gflops, peak_gbs; /* < 0: unknown */
     gb_result *results;
     size_t count, cap;
-    bool progress; /* stderr is a terminal */
-    gb_p2p *p2p;   /* -b p2p's matrix, NULL when it did not run */
+    bool progress;        /* stderr is a terminal */
+    gt_device *telemetry; /* gb_telemetry_open, NULL: none */
+    gb_p2p *p2p;          /* -b p2p's matrix, NULL when it did not run */
 } gb_env;
 
 /* measure.c */
@@ -106,6 +113,16 @@ void gb_progress(const gb_env *env, const char *what);
  * tests can see verification catch it. */
 bool gb_inject(const char *bench);
 uint32_t gb_rand(uint32_t *state);
+
+/* telemetry_glue.c: the device's telemetry around each timed case. */
+/* Opens env->telemetry for env->info's device (run_device, after the
+ * context is made); gb_telemetry_close closes it. */
+void gb_telemetry_open(gb_env *env);
+void gb_telemetry_close(gb_env *env);
+/* Starts sampling d (NULL: nothing); gb_telemetry_end stops it and puts
+ * the summary on the result whose stats are *st (measure.c). */
+void gb_telemetry_begin(gt_device *d);
+void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st);
 
 /* bench_gemm.c, bench_memory.c */
 void gb_bench_gemm(gb_env *env);

@@ -79,6 +79,7 @@ int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
         fprintf(stderr, "gpubench: %s: %s\n", env->path, xgpu_last_error()->message);
         return -1;
     }
+    gb_telemetry_open(env);
     if (gb_selected(o->benches, "gemm")) {
         gb_bench_gemm(env);
     }
@@ -94,6 +95,7 @@ int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     if (gb_selected(o->benches, "launch")) {
         gb_bench_launch(env);
     }
+    gb_telemetry_close(env);
     xgpu_queue_release(env->queue);
     xgpu_context_release(env->ctx);
     env->queue = NULL;

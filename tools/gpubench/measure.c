@@ -90,13 +90,16 @@ int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, doubl
     if (!t) {
         return -1;
     }
+    gb_telemetry_begin(env->telemetry);
     for (int r = 0; r < reps; r++) {
         if (device_once(env, fn, arg, &t[r]) != 0) {
             fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
+            gb_telemetry_end(env, env->telemetry, st);
             free(t);
             return -1;
         }
     }
+    gb_telemetry_end(env, env->telemetry, st);
     summarise(t, reps, st);
     free(t);
     return 0;
@@ -113,11 +116,15 @@ int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, doub
     if (!t) {
         return -1;
     }
+    gt_device *host = gt_open_host(); /* the host CPU's clock */
+    gb_telemetry_begin(host);
     for (int r = 0; r < reps; r++) {
         double s = gb_now();
         fn(arg);
         t[r] = gb_now() - s;
     }
+    gb_telemetry_end(env, host, st);
+    gt_close(host);
     summarise(t, reps, st);
     free(t);
     return 0;

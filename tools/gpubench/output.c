@@ -33,6 +33,36 @@ static const char *rate_text(const gb_result *r, char *buf, size_t size) {
     return buf;
 }
 
+/* Once per device, under the table: which telemetry source its rows
+ * have, and the host CPU's clock where that is all there is. */
+static void print_telemetry_sources(FILE *out, const gb_result *r, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        bool first = r[i].has_telemetry;
+        for (size_t j = 0; j < i && first; j++) {
+            first = !(r[j].has_telemetry && !strcmp(r[j].device, r[i].device));
+        }
+        if (!first) {
+            continue;
+        }
+        const gt_range *cpu = &r[i].telemetry.r[GT_CPU_MHZ];
+        gt_source src = r[i].telemetry.source;
+        fprintf(out, "%s telemetry: ", r[i].device);
+        if (src == GT_SOURCE_NVML || src == GT_SOURCE_ROCM_SMI) {
+            fputs(gt_source_name(src), out);
+        } else if (r[i].telemetry_why[0]) {
+            fprintf(out, "none (%s)", r[i].telemetry_why);
+        }
+        if (cpu->known) {
+            fprintf(out, "%shost CPU %.0f MHz", r[i].telemetry_why[0] ? "; " : "", cpu->median);
+        } else if (src == GT_SOURCE_NONE) {
+            fputs(r[i].telemetry_why[0] ? "; Linux shows no host CPU clock"
+                                        : "none (Linux shows no host CPU clock)",
+                  out);
+        }
+        fputc('\n', out);
+    }
+}
+
 void gb_print_table(FILE *out, const gb_result *r, size_t n) {
     fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7s  %s\n", "bench", "impl", "device",
             "type", "shape", "rate", "%peak", "median", "reps", "check");
@@ -44,13 +74,17 @@ void gb_print_table(FILE *out, const gb_result *r, size_t n) {
         } else {
             snprintf(med, sizeof med, "-");
         }
-        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s\n", r[i].bench, r[i].impl,
-                r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate), peak, med,
-                r[i].t.reps,
+        const gt_summary *tel = &r[i].telemetry;
+        bool throttled = r[i].has_telemetry && tel->throttled;
+        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s%s%s\n", r[i].bench,
+                r[i].impl, r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate),
+                peak, med, r[i].t.reps,
                 r[i].t.reps ? (r[i].verified ? "verified" : "FAILED")
                             : (r[i].verified ? "" : "FAILED"),
-                r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note);
+                r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note,
+                throttled ? "; THROTTLED: " : "", throttled ? tel->throttle_why : "");
     }
+    print_telemetry_sources(out, r, n);
 }
 
 /* A CSV field: quoted, quotes doubled. */
@@ -258,6 +292,12 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
         json_number(f, x->max_rel_err);
         fputs(", \"note\": ", f);
         gi_json_string(f, x->note);
+        fputs(", \"telemetry\": ", f);
+        if (x->has_telemetry) {
+            gt_write_json(f, &x->telemetry);
+        } else {
+            fputs("null", f);
+        }
         fputs("}", f);
     }
     fputs("\n]\n}\n", f);

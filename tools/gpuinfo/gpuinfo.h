@@ -79,4 +79,8 @@ void gi_json_string(FILE *out, const char *s);
 /* doctor.c: returns the number of devices whose smoke test passed. */
 uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n);
 
+/* watch.c, in the gpuinfo program (it needs the telemetry library):
+ * gpuinfo --watch with its options in argv; the exit status. */
+int gi_watch(int argc, char **argv);
+
 #endif

@@ -8,6 +8,8 @@
 
 static const char usage[] =
     "usage: gpuinfo [-v | --json | --doctor] [-d SELECTOR] [-h]\n"
+    "       gpuinfo --watch [-i SECONDS] [--count N] [--csv FILE] [--jsonl FILE]\n"
+    "               [-d SELECTOR]\n"
     "\n"
     "Lists every compute device xgpu reaches, one line per physical device:\n"
     "  index  vendor  name  arch  compute units  memory  backend paths\n"
@@ -26,12 +28,24 @@ static const char usage[] =
     "                  (opencl:1), a PCI bus id (0000:01:00.0) or a UUID, as\n"
     "                  printed here; a GPU is shown when any of its paths\n"
     "                  matches (the grammar of xgpu_device_match in xgpu.h)\n"
+    "  --watch         every device's SM and memory clocks (MHz), power and\n"
+    "                  power limit (W), temperature (C), utilisation (%), memory\n"
+    "                  used (MiB) and throttle reasons, one line per device per\n"
+    "                  interval, from NVML or ROCm SMI (loaded when present;\n"
+    "                  \"-\" for what is unknown), until Ctrl-C or SIGTERM\n"
+    "    -i SECONDS    the interval, 0.1 to 3600 (default 1)\n"
+    "    --count N     stop after N intervals\n"
+    "    --csv FILE    also as CSV, --jsonl FILE as JSON lines (one object per\n"
+    "                  device and interval, unknown values null); '-' is\n"
+    "                  standard output, and the table is then left out\n"
     "  -h, --help      this text\n"
     "\n"
     "Environment: XGPU_BACKENDS=cuda,opencl restricts the backends loaded;\n"
     "XGPU_PLUGIN_PATH adds plugin directories; XGPU_LOG=debug traces loading;\n"
     "CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES are\n"
-    "applied by the vendor drivers.\n"
+    "applied by the vendor drivers. XGPU_NVML_LIBRARY and XGPU_ROCM_SMI_LIBRARY\n"
+    "name the telemetry libraries --watch loads (libnvidia-ml.so.1,\n"
+    "librocm_smi64.so).\n"
     "\n"
     "Exit status: 0 when at least one device was found (with --doctor: when at\n"
     "least one passed the smoke test), 1 when none, 2 on a usage or internal\n"
@@ -65,6 +79,14 @@ enum mode { MODE_SHORT, MODE_VERBOSE, MODE_JSON, MODE_DOCTOR };
 int main(int argc, char **argv) {
     enum mode mode = MODE_SHORT;
     const char *selector = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            break;
+        }
+        if (!strcmp(argv[i], "--watch")) {
+            return gi_watch(argc, argv);
+        }
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

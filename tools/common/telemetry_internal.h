@@ -1,0 +1,38 @@
+/* Telemetry internals shared by telemetry.c (the device and its sampler)
+ * and telemetry_libs.c (NVML and ROCm SMI, loaded at run time). */
+#ifndef XGPU_TELEMETRY_INTERNAL_H
+#define XGPU_TELEMETRY_INTERNAL_H
+
+#include "telemetry.h"
+
+#include <stddef.h>
+
+/* The vendor library serving one device: its handle, the device's handle
+ * or index in it, and the functions it was found to have (a NULL optional
+ * function makes its value unknown). */
+typedef void (*gt_fn)(void); /* any function, called through its own type */
+typedef struct gt_lib {
+    void *dl;
+    char name[512]; /* the file dlopen took, for messages */
+    void *nvml_device;
+    uint32_t rsmi_index;
+    unsigned rsmi_major; /* ROCm SMI's version: rsmi_frequencies_t changed in 6 */
+    gt_fn fn[24];        /* by the GT_FN_* indexes of telemetry_libs.c */
+} gt_lib;
+
+/* Opens NVML or ROCm SMI for the device with this bus id or UUID (either
+ * may be NULL) into *lib: 0, or -1 with why in `why` (the library's name
+ * and the symbol or status at fault; "" when the library is not there). */
+int gt_nvml_open(const char *bus_id, const char *uuid, gt_lib *lib, double *max_sm, char *why,
+                 size_t why_size);
+int gt_rsmi_open(const char *bus_id, gt_lib *lib, double *max_sm, char *why, size_t why_size);
+/* Reads what the library has into s (v[] NAN beforehand). */
+void gt_nvml_read(const gt_lib *lib, gt_sample *s);
+void gt_rsmi_read(const gt_lib *lib, gt_sample *s);
+void gt_nvml_close(gt_lib *lib);
+void gt_rsmi_close(gt_lib *lib);
+
+/* The host CPU's mean current clock in MHz, NAN when Linux does not say. */
+double gt_host_cpu_mhz(void);
+
+#endif

@@ -1,0 +1,42 @@
+/* Telemetry around gpubench's timed cases: one source per device, a
+ * sampler around each case's timed repetitions, the summary on the
+ * case's result. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpubench.h"
+
+#include <string.h>
+
+void gb_telemetry_open(gb_env *env) {
+    env->telemetry = gt_open(&env->info);
+    if (!env->telemetry) {
+        fprintf(stderr, "gpubench: %s: no telemetry: out of memory\n", env->path);
+    }
+}
+
+void gb_telemetry_close(gb_env *env) {
+    gt_close(env->telemetry);
+    env->telemetry = NULL;
+}
+
+void gb_telemetry_begin(gt_device *d) {
+    if (d) {
+        gt_start(d); /* without its thread it still samples at start and stop */
+    }
+}
+
+void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st) {
+    if (!d) {
+        return;
+    }
+    gt_summary s;
+    gt_stop(d, &s);
+    for (size_t i = env->count; i-- > 0;) {
+        gb_result *r = &env->results[i];
+        if (&r->t == st) {
+            r->has_telemetry = true;
+            r->telemetry = s;
+            snprintf(r->telemetry_why, sizeof r->telemetry_why, "%s", gt_device_reason(d));
+            return;
+        }
+    }
+}
