@@ -59,7 +59,7 @@ extern "C" {
 #endif
 
 #define XGPU_VERSION_MAJOR 0
-#define XGPU_VERSION_MINOR 5
+#define XGPU_VERSION_MINOR 6
 #define XGPU_VERSION_PATCH 0
 #define XGPU_VERSION_HEX                                                                           \
     ((XGPU_VERSION_MAJOR << 16) | (XGPU_VERSION_MINOR << 8) | XGPU_VERSION_PATCH)
@@ -126,7 +126,7 @@ XGPU_API const char *xgpu_last_build_log(void);
  * ------------------------------------------------------------------------- */
 /* XGPU_VERSION_HEX of the library actually loaded. */
 XGPU_API uint32_t xgpu_version(void);
-/* "0.5.0" */
+/* "0.6.0" */
 XGPU_API const char *xgpu_version_string(void);
 /* The newest backend ABI version this core speaks (see xgpu_backend.h). */
 XGPU_API uint32_t xgpu_backend_abi_version(void);

@@ -108,7 +108,7 @@ static void bytes_are_formatted_with_units(void **state) {
 static void versions_agree(void **state) {
     (void)state;
     assert_int_equal(xgpu_version(), XGPU_VERSION_HEX);
-    assert_string_equal(xgpu_version_string(), "0.5.0");
+    assert_string_equal(xgpu_version_string(), "0.6.0");
     assert_int_equal(xgpu_backend_abi_version(), XGPU_BACKEND_ABI_VERSION);
 }
 
