@@ -252,10 +252,36 @@ check_pair() { # DIR ENGINE
     shopt -u nullglob
     n=${#files[@]}
     [ "$n" -eq 2 ] || fail "$engine: $n result files in $dir, not 2: ${files[*]:-none}"
+    # The rank in each name: gpubench-HOST-rRANK-UUID.json, or the older
+    # gpubench-HOST-RANK.json.
+    local names pat
+    names=$(printf '%s\n' "${files[@]##*/}")
     for r in 0 1; do
-        printf '%s\n' "${files[@]##*/}" | grep -Eq -- "-(r)?$r(-[A-Za-z0-9._-]+)?\.json$" ||
-            fail "$engine: no result file of rank $r among ${files[*]##*/}"
+        pat="-$r\.json$"
+        if echo "$names" | grep -Eq -- '-r[0-9]+-[A-Za-z0-9._-]+\.json$'; then
+            pat="-r$r-[A-Za-z0-9._-]+\.json$"
+        fi
+        echo "$names" | grep -Eq -- "$pat" ||
+            fail "$engine: no result file of rank $r among $(echo "$names" | tr '\n' ' ')"
     done
+    # Where the files record the launcher ("rank": {"engine": ..., "rank":
+    # N, ...}), it is this launcher, and the ranks are 0 and 1 of 2.
+    local f obj got=""
+    for f in "${files[@]}"; do
+        obj=$(tr -d '\n' <"$f" | grep -Eo '"rank": *\{[^}]*\}' | head -1 || true)
+        if [ -n "$obj" ]; then
+            echo "$obj" | grep -Eq "\"engine\": *\"$engine\"" ||
+                fail "$engine: $f does not name $engine as its launcher: $obj"
+            echo "$obj" | grep -Eq '"size": *2([^0-9]|$)' ||
+                fail "$engine: $f does not record 2 ranks in all: $obj"
+            got="$got $(echo "$obj" | grep -Eo '"rank": *[0-9]+' | grep -Eo '[0-9]+$')"
+        fi
+    done
+    if [ -n "$got" ]; then
+        [ "$(echo "$got" | tr ' ' '\n' | sort -n | tr '\n' ' ')" = " 0 1 " ] ||
+            fail "$engine: the files record ranks$got, not 0 and 1"
+        echo "fleet-ci: $engine: the files record engine $engine, ranks$got of 2"
+    fi
     # Merged: the report reads both, every row of each.
     local out rows=0 c
     out=$(cd "$dir" && timeout 60 "$gpubench" report -o "$dir/report" "${files[@]}") ||
