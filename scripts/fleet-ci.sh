@@ -65,18 +65,17 @@ if [ -n "$missing" ]; then
     fi
     [ -z "$own_policy" ] || $sudo rm -f "$policy"
 fi
-for c in munged slurmctld slurmd srun sinfo scontrol mpirun; do
-    command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] ||
-        fail "$c is not installed although its package is"
-done
 export PATH=$PATH:/usr/sbin:/sbin
+for c in munged slurmctld slurmd srun sinfo scontrol mpirun; do
+    command -v "$c" >/dev/null 2>&1 || fail "$c is not installed although its package is"
+done
 
 # ---- earlier run's daemons ----------------------------------------------------
 # A daemon's parent is PID 1, which in a container need not reap it soon:
 # a zombie counts as stopped.
-alive() { # PID
+alive() { # PID (from /proc: a container may have no ps)
     local s
-    s=$(ps -o stat= -p "$1" 2>/dev/null || true)
+    s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null || true)
     [ -n "$s" ] && [ "${s#Z}" = "$s" ]
 }
 stop_pidfile() { # PIDFILE NAME: stops that process, waits up to 10 s for it
@@ -97,14 +96,16 @@ stop_all() {
     stop_pidfile "$state/slurmctld.pid" slurmctld
     stop_pidfile "$state/munged.pid" munged
     # munged's own folder, outside $state (see below).
-    if [ -s "$state/munge.dir" ]; then
-        $sudo rm -rf "$(cat "$state/munge.dir")"
-        rm -f "$state/munge.dir"
-    fi
+    local mdir
+    mdir=$(cat "$state/munge.dir" 2>/dev/null || true)
+    case $mdir in
+    /tmp/xgpu-fleet-munge.*) $sudo rm -rf "$mdir" ;;
+    esac
+    rm -f "$state/munge.dir"
 }
 if [ -d "$state" ]; then
     stop_all
-    rm -rf "$state"
+    $sudo rm -rf "$state"
 fi
 mkdir -p "$state/spool" "$state/ctld" "$state/srun" "$state/mpirun"
 
@@ -175,11 +176,12 @@ echo "fleet-ci: munged up ($sock)"
 # Slurm's defaults (6817/6818), clear of a Slurm the machine may run.
 # No cgroups: a container rarely lets a daemon create them, so processes
 # are tracked through /proc and tasks are not bound.
-# CPUs from nproc, memory from free, each no more than slurmd itself finds
-# (slurmd -C): a node configured above what slurmd sees is set INVAL.
+# CPUs from nproc, memory from /proc/meminfo (free's total; a container
+# may have no procps), each no more than slurmd itself finds (slurmd -C): a
+# node configured above what slurmd sees is set INVAL.
 node=xgpu-ci
 cpus=$(nproc)
-mem=$(free -m | awk '/^Mem:/ {print $2}')
+mem=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 seen=$(timeout 10 slurmd -C 2>/dev/null | head -1 || true)
 s_cpus=$(echo "$seen" | sed -n 's/.* CPUs=\([0-9]*\).*/\1/p')
 s_mem=$(echo "$seen" | sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p')
