@@ -294,7 +294,7 @@ check_pair() { # DIR ENGINE
         [ "$c" -gt 0 ] || fail "$engine: $f has no results"
         rows=$((rows + c))
     done
-    echo "$out" | grep -q "($rows results from 2 file(s))" ||
+    echo "$out" | grep -q "($rows results from 2 file(s), 0 skipped" ||
         fail "$engine: the report did not merge the $rows results of both files"
     grep -q "$(hostname | cut -c1-20)" "$dir/report.md" ||
         fail "$engine: the report does not name this host"
