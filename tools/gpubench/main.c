@@ -341,7 +341,10 @@ int main(int argc, char **argv) {
         }
     }
     if (o.benches ? gb_selected(o.benches, "p2p") : o.all_devices) {
-        gb_bench_p2p(&o, run, nrun, &env);
+        /* Between physical devices: CUDA and OpenCL paths to one GPU are
+         * one device (with -d, what it selected). */
+        uint32_t npeer = o.selector ? nrun : gb_node_devices(run, nrun);
+        gb_bench_p2p(&o, run, npeer, &env);
     }
     free(run);
     if (gb_selected(o.benches, "gemm") && gb_selected(o.dtypes, "f32")) {
