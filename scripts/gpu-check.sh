@@ -4,7 +4,8 @@
 # library's correctness tests, the NVRTC compile test, the examples, and
 # gpubench (GEMM f32/f64/f16 with f32 beside the vendor BLAS on the same
 # buffers, sums beside a device-to-device copy, the stream kernels, pinned
-# and pageable transfers, launches beside the backend's raw launch), and
+# and pageable transfers, launches beside the backend's raw launch; every
+# device at once with the p2p matrix and telemetry; gpuinfo --watch), and
 # on CUDA the library kernels again with NVRTC turned off (the PTX built
 # into the plugin, compiled by the driver). Where
 # the NVIDIA driver ships its OpenCL library, it is registered in a folder
@@ -205,6 +206,13 @@ check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK
     --json "$logdir/gpubench-gemm.json"
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
+# The fleet features on this node: every device of the backend at once,
+# then the peer-to-peer matrix (direct where CUDA or HIP has a peer path),
+# with NVML's or ROCm SMI's telemetry in every result of the JSON; then
+# gpuinfo --watch for three intervals.
+check gpubench.fleet "$build/bin/gpubench" --all-devices -d "${sel%%:*}" -b stream,p2p \
+    --size 256 --json "$logdir/gpubench-fleet.json"
+check gpuinfo.watch "$build/bin/gpuinfo" --watch -i 0.5 --count 3 --jsonl "$logdir/watch.jsonl"
 # Without NVRTC: the library kernels from the PTX built into the plugin,
 # compiled by the driver, verified as usual (a fresh cache, so nothing
 # comes from an earlier run's binaries).
@@ -214,7 +222,8 @@ if [ "${sel%%:*}" = cuda ]; then
     rm -rf "$build/cache-nonvrtc"
 fi
 reports=()
-for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json"; do
+for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json" \
+    "$logdir/gpubench-fleet.json"; do
     if [ -s "$f" ]; then
         reports+=("$f")
     fi
