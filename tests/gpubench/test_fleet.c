@@ -248,6 +248,21 @@ static void all_devices_and_the_p2p_matrix(void **state) {
     remove("gb-fleet.json");
 }
 
+/* Copies larger than a device's largest buffer are refused before any
+ * memory is taken, and the run fails. */
+static void oversized_p2p_is_refused(void **state) {
+    (void)state;
+    char cmd[1024];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "%s -b p2p --size 1000000", GPUBENCH);
+    char *out = run(cmd, &status);
+    if (status != 1 || !strstr(out, "p2p: 1000000 MiB copies do not fit") ||
+        !strstr(out, "choose a smaller --size")) {
+        fail_msg("status %d\n%s", status, out);
+    }
+    free(out);
+}
+
 /* Three fake CUDA devices that are each other's peers: every pair direct,
  * and the copies checked like any other. */
 static void direct_paths_are_labelled(void **state) {
@@ -292,6 +307,7 @@ int main(void) {
         cmocka_unit_test(file_parts_are_safe),
         cmocka_unit_test(slurm_rank_names_its_file),
         cmocka_unit_test(all_devices_and_the_p2p_matrix),
+        cmocka_unit_test(oversized_p2p_is_refused),
         cmocka_unit_test(direct_paths_are_labelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

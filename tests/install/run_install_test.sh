@@ -33,7 +33,7 @@ grep -q verified "$work/find_package.out"
 echo "== pkg-config xgpu"
 pcdir=$(dirname "$(ls "$prefix"/lib*/pkgconfig/xgpu.pc)")
 export PKG_CONFIG_PATH="$pcdir"
-pkg-config --exists "xgpu >= 0.5"
+pkg-config --exists "xgpu >= 0.6"
 libdir=$(pkg-config --variable=libdir xgpu)
 # shellcheck disable=SC2046
 ${CC:-cc} -std=c11 -o "$work/pc_consumer" "$example" $(pkg-config --cflags xgpu) \

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { LATENCY_BYTES = 8 };
 
@@ -74,15 +75,48 @@ static bool verify_pair(copy_arg *c, const uint32_t *pattern, uint32_t *check) {
     return !memcmp(check, pattern, c->bytes);
 }
 
+/* Whether `bytes` fits every device's largest buffer and, twice over
+ * (the source pattern and the read-back), half the host's memory; says
+ * why not on stderr. */
+static bool size_fits(xgpu_device **devs, uint32_t n, size_t bytes) {
+    for (uint32_t i = 0; i < n; i++) {
+        xgpu_device_info info;
+        xgpu_device_get_info(devs[i], &info, sizeof info);
+        if (info.max_alloc_bytes && bytes > info.max_alloc_bytes) {
+            fprintf(stderr,
+                    "gpubench: p2p: %zu MiB copies do not fit %s:%u, whose largest buffer is "
+                    "%llu MiB; choose a smaller --size\n",
+                    bytes >> 20, info.backend, info.backend_index,
+                    (unsigned long long)(info.max_alloc_bytes >> 20));
+            return false;
+        }
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double host = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    if (host > 0 && 2.0 * (double)bytes > host / 2) {
+        fprintf(stderr,
+                "gpubench: p2p: %zu MiB copies need twice that in host memory, over half of "
+                "this host's %.0f MiB; choose a smaller --size\n",
+                bytes >> 20, host / 1048576.0);
+        return false;
+    }
+    return true;
+}
+
 void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
+    size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
+    if (!size_fits(devs, n, bytes)) {
+        into->p2p_failed = true;
+        return;
+    }
     gb_p2p *m = calloc(1, sizeof *m);
     p2p_dev *d = calloc(n ? n : 1, sizeof *d);
-    size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
     uint32_t *pattern = malloc(bytes), *check = malloc(bytes);
     gb_p2p_pair *pairs = calloc((size_t)n * n + 1, sizeof *pairs);
     if (!m || !d || !pattern || !check || !pairs) {
         fprintf(stderr, "gpubench: p2p: out of memory for %zu-byte buffers\n", bytes);
         free(m), free(d), free(pattern), free(check), free(pairs);
+        into->p2p_failed = true;
         return;
     }
     uint32_t seed = 0x9e3779b9u;
@@ -93,6 +127,7 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     for (uint32_t i = 0; i < n && ready; i++) {
         ready = setup_dev(&d[i], devs[i], bytes, pattern) == 0;
     }
+    into->p2p_failed = !ready;
     m->pairs = pairs;
     m->bytes = bytes;
     for (uint32_t s = 0; ready && s < n; s++) {

@@ -94,6 +94,7 @@ typedef struct gb_env {
     bool progress;        /* stderr is a terminal */
     gt_device *telemetry; /* gb_telemetry_open, NULL: none */
     gb_p2p *p2p;          /* -b p2p's matrix, NULL when it did not run */
+    bool p2p_failed;      /* -b p2p could not set up (said on stderr) */
 } gb_env;
 
 /* measure.c */

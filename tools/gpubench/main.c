@@ -250,7 +250,7 @@ static int print_results(const gb_env *env, double t0) {
         fputs("\r\033[K", stderr);
     }
     gb_print_table(stdout, env->results, env->count);
-    int p2p_failed = gb_print_p2p(stdout, env->p2p);
+    int p2p_failed = gb_print_p2p(stdout, env->p2p) + env->p2p_failed;
     double first = 0;
     int failed = 0;
     for (size_t i = 0; i < env->count; i++) {
