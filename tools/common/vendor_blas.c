@@ -45,12 +45,27 @@ typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const vo
 typedef int (*dgemm_fn)(void *, int, int, int, int, int, const double *, const void *, int,
                         const void *, int, const double *, void *, int);
 
+/* A handle is tied to the device context current when it was made
+ * (cuBLAS and rocBLAS alike): one per device, made on the device's first
+ * GEMM, kept for the process. */
+enum { VB_MAX_DEVICES = 64 };
+
 typedef struct blas_lib {
-    void *handle;
+    bool tried;       /* loading was attempted; `failed` says how */
+    char failed[512]; /* the reason, "" when loaded */
+    char name[XGPU_PYFOLDER_SIZE + 32];
+    int (*create)(void **handle);
     int (*set_stream)(void *handle, void *stream);
     sgemm_fn sgemm;
     dgemm_fn dgemm;
+    void *handles[VB_MAX_DEVICES];
 } blas_lib;
+
+/* The call's view: the library and this device's handle. */
+typedef struct blas_call_state {
+    const blas_lib *lib;
+    void *handle;
+} blas_call_state;
 
 static void *open_first(const char *const *names, char *loaded, size_t size) {
     for (size_t i = 0; names[i]; i++) {
@@ -90,20 +105,21 @@ static void *open_cublas_wheel(char *loaded, size_t size, size_t *searched) {
 
 /* Row-major C = A B is column-major C^T = B^T A^T; `none` is the
  * library's no-transpose (CUBLAS_OP_N = 0, rocblas_operation_none = 111). */
-static int blas_call(blas_lib *l, int none, bool f64, void *queue, void *a, void *b, void *c,
-                     size_t m, size_t n, size_t k) {
+static int blas_call(const blas_call_state *bs, int none, bool f64, void *queue, void *a, void *b,
+                     void *c, size_t m, size_t n, size_t k) {
     const float one = 1.0f, zero = 0.0f;
     const double one64 = 1.0, zero64 = 0.0;
-    int st = l->set_stream(l->handle, queue);
+    const blas_lib *l = bs->lib;
+    int st = l->set_stream(bs->handle, queue);
     if (st) {
         return st;
     }
     if (f64) {
-        return l->dgemm ? l->dgemm(l->handle, none, none, (int)n, (int)m, (int)k, &one64, b, (int)n,
-                                   a, (int)k, &zero64, c, (int)n)
+        return l->dgemm ? l->dgemm(bs->handle, none, none, (int)n, (int)m, (int)k, &one64, b,
+                                   (int)n, a, (int)k, &zero64, c, (int)n)
                         : -1;
     }
-    return l->sgemm(l->handle, none, none, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k,
+    return l->sgemm(bs->handle, none, none, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k,
                     &zero, c, (int)n);
 }
 
@@ -117,18 +133,17 @@ static int rocblas_call(void *state, bool f64, void *queue, void *a, void *b, vo
     return blas_call(state, 111, f64, queue, a, b, c, m, n, k);
 }
 
-/* Loads cuBLAS (`cuda`) or rocBLAS and makes a handle; -1 with a reason
- * otherwise. */
+/* Loads cuBLAS (`cuda`) or rocBLAS into *l; -1 with the reason in
+ * l->failed otherwise. */
 static int open_blas(bool cuda, const char *const *names, const char *create,
-                     const char *set_stream, const char *sgemm, const char *dgemm, blas_lib *l,
-                     char *name, size_t name_size, char *reason, size_t reason_size) {
-    void *lib = open_first(names, name, name_size);
+                     const char *set_stream, const char *sgemm, const char *dgemm, blas_lib *l) {
+    void *lib = open_first(names, l->name, sizeof l->name);
     size_t wheels = 0;
     if (!lib && cuda) {
-        lib = open_cublas_wheel(name, name_size, &wheels);
+        lib = open_cublas_wheel(l->name, sizeof l->name, &wheels);
     }
     if (!lib && cuda) {
-        snprintf(reason, reason_size,
+        snprintf(l->failed, sizeof l->failed,
                  "not run: cuBLAS (libcublas.so.13/.12) not found in the library path, "
                  "/usr/local/cuda/lib64 or %zu pip wheel or conda folder%s; pip install "
                  "nvidia-cublas (CUDA 13) or nvidia-cublas-cu12",
@@ -136,27 +151,46 @@ static int open_blas(bool cuda, const char *const *names, const char *create,
         return -1;
     }
     if (!lib) {
-        snprintf(reason, reason_size, "not run: %s not found", names[0]);
+        snprintf(l->failed, sizeof l->failed, "not run: %s not found", names[0]);
         return -1;
     }
-    int (*create_fn)(void **);
     void *sym = dlsym(lib, create);
-    memcpy(&create_fn, &sym, sizeof sym);
+    memcpy(&l->create, &sym, sizeof sym);
     sym = dlsym(lib, set_stream);
     memcpy(&l->set_stream, &sym, sizeof sym);
     sym = dlsym(lib, sgemm);
     memcpy(&l->sgemm, &sym, sizeof sym);
     sym = dlsym(lib, dgemm); /* may be missing: then DGEMM is not run */
     memcpy(&l->dgemm, &sym, sizeof sym);
-    if (!create_fn || !l->set_stream || !l->sgemm || create_fn(&l->handle) != 0) {
-        snprintf(reason, reason_size, "not run: %s: cannot create a handle", name);
+    if (!l->create || !l->set_stream || !l->sgemm) {
+        const char *missing = !l->create ? create : (!l->set_stream ? set_stream : sgemm);
+        char failed[sizeof l->failed];
+        snprintf(failed, sizeof failed, "not run: %.300s lacks %s", l->name, missing);
+        memcpy(l->failed, failed, sizeof failed);
         return -1;
     }
     return 0;
 }
 
-int vb_gemm(xgpu_queue *queue, const char *backend, xgpu_dtype dtype, size_t m, size_t n, size_t k,
-            xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size,
+/* This device's handle in *handle, made on first use; -1 with a reason. */
+static int device_handle(blas_lib *l, uint32_t device, void **handle, char *reason,
+                         size_t reason_size) {
+    if (device >= VB_MAX_DEVICES) {
+        snprintf(reason, reason_size, "not run: device index %u; handles are kept for %d devices",
+                 device, VB_MAX_DEVICES);
+        return -1;
+    }
+    if (!l->handles[device] && l->create(&l->handles[device]) != 0) {
+        l->handles[device] = NULL;
+        snprintf(reason, reason_size, "not run: %.200s: cannot create a handle", l->name);
+        return -1;
+    }
+    *handle = l->handles[device];
+    return 0;
+}
+
+int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype, size_t m, size_t n,
+            size_t k, xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size,
             char *reason, size_t reason_size) {
     if (dtype != XGPU_F32 && dtype != XGPU_F64) {
         snprintf(impl, impl_size, "vendor");
@@ -164,11 +198,15 @@ int vb_gemm(xgpu_queue *queue, const char *backend, xgpu_dtype dtype, size_t m, 
         return -1;
     }
     bool f64 = dtype == XGPU_F64;
-    static blas_lib blas; /* one handle per process, never destroyed */
-    static bool blas_ready;
+    const char *backend = device->backend;
+    /* cuBLAS, rocBLAS: loaded once per process, never unloaded. The lock
+     * also keeps set_stream and the enqueue of one GEMM together when
+     * --all-devices runs devices on several threads. */
+    static blas_lib libs[2];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     vendor_call call = NULL;
-    void *state = NULL;
+    blas_call_state bs = {NULL, NULL};
+    bool locked = false;
     if (!strcmp(backend, "opencl")) {
         snprintf(impl, impl_size, "clblast");
 #if defined(VB_HAVE_CLBLAST)
@@ -186,21 +224,28 @@ int vb_gemm(xgpu_queue *queue, const char *backend, xgpu_dtype dtype, size_t m, 
                                               "librocblas.so.0", "/opt/rocm/lib/librocblas.so",
                                               NULL};
         snprintf(impl, impl_size, cuda ? "cublas" : "rocblas");
-        char name[XGPU_PYFOLDER_SIZE + 32];
+        blas_lib *l = &libs[cuda ? 0 : 1];
         pthread_mutex_lock(&lock);
-        int rc = blas_ready ? 0
-                            : open_blas(cuda, cuda ? cublas : rocblas,
-                                        cuda ? "cublasCreate_v2" : "rocblas_create_handle",
-                                        cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
-                                        cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
-                                        cuda ? "cublasDgemm_v2" : "rocblas_dgemm", &blas, name,
-                                        sizeof name, reason, reason_size);
-        blas_ready = rc == 0;
-        pthread_mutex_unlock(&lock);
+        if (!l->tried) {
+            l->tried = true;
+            open_blas(cuda, cuda ? cublas : rocblas,
+                      cuda ? "cublasCreate_v2" : "rocblas_create_handle",
+                      cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
+                      cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
+                      cuda ? "cublasDgemm_v2" : "rocblas_dgemm", l);
+        }
+        /* The handle binds to the context current on this thread: the
+         * caller's buffers were just written through this queue, which
+         * made its device's context current. */
+        int rc = *l->failed
+                     ? (snprintf(reason, reason_size, "%s", l->failed), -1)
+                     : device_handle(l, device->backend_index, &bs.handle, reason, reason_size);
         if (rc) {
+            pthread_mutex_unlock(&lock);
             return -1;
         }
-        state = &blas;
+        bs.lib = l;
+        locked = true;
         call = cuda ? cublas_call : rocblas_call;
     } else {
         snprintf(impl, impl_size, "vendor");
@@ -208,15 +253,19 @@ int vb_gemm(xgpu_queue *queue, const char *backend, xgpu_dtype dtype, size_t m, 
         return -1;
     }
     void *qn = NULL, *an = NULL, *bn = NULL, *cn = NULL;
+    int st = -1;
     if (xgpu_queue_native(queue, &qn) || xgpu_buffer_native(a, &an) || xgpu_buffer_native(b, &bn) ||
         xgpu_buffer_native(c, &cn)) {
         snprintf(reason, reason_size, "not run: %s", xgpu_last_error()->message);
-        return -1;
+    } else {
+        st = call(&bs, f64, qn, an, bn, cn, m, n, k);
+        if (st != XGPU_SUCCESS) {
+            snprintf(reason, reason_size, "failed: %s %s status %d", impl, f64 ? "dgemm" : "sgemm",
+                     st);
+        }
     }
-    int st = call(state, f64, qn, an, bn, cn, m, n, k);
-    if (st != XGPU_SUCCESS) {
-        snprintf(reason, reason_size, "failed: %s %s status %d", impl, f64 ? "dgemm" : "sgemm", st);
-        return -1;
+    if (locked) {
+        pthread_mutex_unlock(&lock);
     }
-    return 0;
+    return st == XGPU_SUCCESS ? 0 : -1;
 }

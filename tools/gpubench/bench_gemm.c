@@ -31,7 +31,7 @@ static int run_xgpu(gb_env *env, void *arg) {
 
 static int run_vendor(gb_env *env, void *arg) {
     gemm_case *g = arg;
-    return vb_gemm(env->queue, env->info.backend, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c,
+    return vb_gemm(env->queue, &env->info, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c,
                    g->impl, sizeof g->impl, g->reason, sizeof g->reason);
 }
 
