@@ -52,7 +52,8 @@ typedef struct xgpu_rt_vendor {
     /* Between two contexts (src_ctx, dst_ctx: their device_ctx), on the
      * destination's stream, with the destination's context current; peer
      * access is enabled first where the vendor needs it. XGPU_ERROR_UNSUPPORTED
-     * without an error when the vendor's library has no peer copy. */
+     * without an error when the vendor's library has no peer copy or
+     * refuses peer access: the core then stages the copy. */
     xgpu_status (*copy_peer)(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
                              void *src_ctx, size_t size, void *stream);
     /* `count` elements of `width` bytes (1, 2 or 4) set to `value`. */

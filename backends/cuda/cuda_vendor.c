@@ -100,9 +100,10 @@ static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint6
         return XGPU_ERROR_UNSUPPORTED;
     }
     if (dst_ctx != src_ctx && d->cuCtxEnablePeerAccess) {
+        /* Refused (too many peers, for one): the core stages the copy. */
         CUresult r = d->cuCtxEnablePeerAccess((CUcontext)src_ctx, 0);
         if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
-            return cu__fail(d, r, "cuCtxEnablePeerAccess", NULL);
+            return XGPU_ERROR_UNSUPPORTED;
         }
     }
     return check(api, d->cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, size, stream),

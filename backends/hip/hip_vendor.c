@@ -108,9 +108,10 @@ static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint6
     }
     int dst_dev = (int)(intptr_t)dst_ctx, src_dev = (int)(intptr_t)src_ctx;
     if (dst_dev != src_dev && h->hipDeviceEnablePeerAccess) {
+        /* Refused: the core stages the copy. */
         hipError_t e = h->hipDeviceEnablePeerAccess(src_dev, 0);
         if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) {
-            return check(api, e, "hipDeviceEnablePeerAccess");
+            return XGPU_ERROR_UNSUPPORTED;
         }
     }
     return check(

@@ -413,7 +413,11 @@ XGPU_API xgpu_status xgpu_device_peer_path(xgpu_device *src, xgpu_device *dst,
  * xgpu_device_peer_path names; *path (may be NULL) says which it took. The
  * copy starts after the work already enqueued on both queues and is
  * complete when the call returns. The two contexts may be of one device or
- * of two backends; one context is allowed too (a plain copy, direct). */
+ * of two backends; one context is allowed too (a plain copy, direct). A
+ * direct copy between two CUDA or HIP devices enables peer access from the
+ * destination's context to the source's, which stays enabled (CUDA's
+ * primary contexts are shared with the rest of the process); where the
+ * driver refuses it (too many peers), the copy is staged. */
 XGPU_API xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src,
                                            size_t src_offset, xgpu_queue *dst_queue,
                                            xgpu_buffer *dst, size_t dst_offset, size_t size,

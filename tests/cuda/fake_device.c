@@ -1,7 +1,7 @@
 /* A fake libcuda.so.1 with one "device" (FAKE_CUDA_DEVICES of them, up to
  * 8, each with its own primary context and peer access to the others
- * unless FAKE_CUDA_PEER=0) whose memory is host memory and whose kernels
- * do nothing: enough for the CUDA backend to create a context, buffers and
+ * unless FAKE_CUDA_PEER=0; FAKE_CUDA_PEER_REFUSE=1 makes enabling it fail) whose memory is host
+ * memory and whose kernels do nothing: enough for the CUDA backend to create a context, buffers and
  * queues, load modules, launch and copy between devices ("PEER s -> d n"
  * recorded for each peer copy). Each image
  * cuModuleLoadData(Ex) receives is appended to the file FAKE_CUDA_RECORD
@@ -107,7 +107,7 @@ EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
 }
 /* Each device's primary context; the one made current last. */
 static int contexts[8];
-static void *current = &contexts[0];
+static _Thread_local void *current = &contexts[0]; /* per thread, as the driver's */
 static int peer_enabled[8][8];
 
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice dev) {
@@ -139,6 +139,9 @@ EXPORT CUresult cuCtxEnablePeerAccess(void *peer, unsigned flags) {
     int *from = current, *to = peer;
     if (from == to) {
         return 1; /* CUDA_ERROR_INVALID_VALUE, as for a context and itself */
+    }
+    if (env_int("FAKE_CUDA_PEER_REFUSE", 0)) {
+        return 711; /* CUDA_ERROR_TOO_MANY_PEERS */
     }
     int *seen = &peer_enabled[from - contexts][to - contexts];
     if (*seen) {

@@ -110,6 +110,22 @@ static void without_peer_access_the_copy_is_staged(void **state) {
     unsetenv("FAKE_CUDA_PEER");
 }
 
+/* Peers whose driver refuses to enable access (too many peers): the copy
+ * is staged, and says so. */
+static void refused_peer_access_stages_the_copy(void **state) {
+    (void)state;
+    setenv("FAKE_CUDA_PEER_REFUSE", "1", 1);
+    side a, b;
+    open_side(&a, "cuda:0");
+    open_side(&b, "cuda:1");
+    size_t before = peer_lines();
+    copy_and_check(&b, &a, XGPU_PEER_STAGED);
+    assert_int_equal(peer_lines(), before);
+    close_side(&a);
+    close_side(&b);
+    unsetenv("FAKE_CUDA_PEER_REFUSE");
+}
+
 /* Two backends: always staged, both ways. */
 static void cuda_and_opencl_copy_through_the_host(void **state) {
     (void)state;
@@ -170,6 +186,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(peers_copy_directly),
         cmocka_unit_test(without_peer_access_the_copy_is_staged),
+        cmocka_unit_test(refused_peer_access_stages_the_copy),
         cmocka_unit_test(cuda_and_opencl_copy_through_the_host),
         cmocka_unit_test(bad_arguments_are_named),
     };

@@ -248,6 +248,38 @@ static void all_devices_and_the_p2p_matrix(void **state) {
     remove("gb-fleet.json");
 }
 
+/* A launcher that gives only a local rank (LOCAL_RANK alone): the files
+ * merge, and the same file twice is named a duplicate by its local rank. */
+static void local_rank_files_merge(void **state) {
+    (void)state;
+    remove_results();
+    char cmd[1024];
+    int status = 0;
+    for (int r = 0; r < 2; r++) {
+        snprintf(cmd, sizeof cmd, "XGPU_GPUBENCH_HOST=node/7 LOCAL_RANK=%d %s -b launch --reps 3",
+                 r, GPUBENCH);
+        char *out = run(cmd, &status);
+        if (status != 0) {
+            fail_msg("LOCAL_RANK=%d: status %d\n%s", r, status, out);
+        }
+        free(out);
+    }
+    glob_t g;
+    assert_int_equal(glob("gpubench-node_7-r[01]-*.json", 0, NULL, &g), 0);
+    assert_int_equal(g.gl_pathc, 2);
+    snprintf(cmd, sizeof cmd, "%s report -o gb-local %s %s %s", GPUBENCH, g.gl_pathv[0],
+             g.gl_pathv[1], g.gl_pathv[0]);
+    char *out = run(cmd, &status);
+    if (status != 0 || !strstr(out, "from 2 file(s), 1 skipped") ||
+        !strstr(out, "(host node/7, local rank 0)")) {
+        fail_msg("status %d\n%s", status, out);
+    }
+    free(out);
+    globfree(&g);
+    remove_results();
+    remove("gb-local.md"), remove("gb-local.html"), remove("gb-local.json");
+}
+
 /* Copies larger than a device's largest buffer are refused before any
  * memory is taken, and the run fails. */
 static void oversized_p2p_is_refused(void **state) {
@@ -307,6 +339,7 @@ int main(void) {
         cmocka_unit_test(file_parts_are_safe),
         cmocka_unit_test(slurm_rank_names_its_file),
         cmocka_unit_test(all_devices_and_the_p2p_matrix),
+        cmocka_unit_test(local_rank_files_merge),
         cmocka_unit_test(oversized_p2p_is_refused),
         cmocka_unit_test(direct_paths_are_labelled),
     };

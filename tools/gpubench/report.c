@@ -163,12 +163,19 @@ static bool same_result(const gb_row *a, const gb_row *b) {
            a->rate == b->rate && a->verified == b->verified;
 }
 
-/* A file's identity for finding duplicates: its host and rank, or, without
- * a rank, its host and every result (the same file given twice). */
+/* Whether a file names its process: a rank, or a node-local rank alone. */
+static bool has_rank(const gb_file *fi) {
+    return fi->rank >= 0 || fi->local_rank >= 0;
+}
+
+/* A file's identity for finding duplicates: its host and rank (or local
+ * rank), or, without either, its host and every result (the same file
+ * given twice). */
 static uint64_t file_key(const gb_table *t, const gb_file *fi) {
     uint64_t h = fnv_str(14695981039346656037u, fi->host);
     h = fnv(h, &fi->rank, sizeof fi->rank);
-    if (fi->rank >= 0) {
+    h = fnv(h, &fi->local_rank, sizeof fi->local_rank);
+    if (has_rank(fi)) {
         return h;
     }
     for (size_t i = fi->first_row; i < fi->first_row + fi->rows; i++) {
@@ -191,10 +198,11 @@ static long duplicate_of(const gb_table *t, const uint64_t *keys) {
     const gb_file *b = &t->files[last];
     for (size_t i = 0; i < last; i++) {
         const gb_file *a = &t->files[i];
-        if (keys[i] != keys[last] || a->rank != b->rank || strcmp(a->host, b->host)) {
+        if (keys[i] != keys[last] || a->rank != b->rank || strcmp(a->host, b->host) ||
+            (b->rank < 0 && a->local_rank != b->local_rank)) {
             continue;
         }
-        if (b->rank >= 0) {
+        if (has_rank(b)) {
             return (long)i;
         }
         bool same = a->rows == b->rows;
@@ -283,6 +291,8 @@ int gb_report(int argc, char **argv) {
                 char rank[32] = "no rank, the same results";
                 if (fi->rank >= 0) {
                     snprintf(rank, sizeof rank, "rank %ld", fi->rank);
+                } else if (fi->local_rank >= 0) {
+                    snprintf(rank, sizeof rank, "local rank %ld", fi->local_rank);
                 }
                 snprintf(sk->why, sizeof sk->why, "duplicate of %.300s (host %.128s, %s)",
                          first->name, fi->host, rank);

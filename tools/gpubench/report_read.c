@@ -220,8 +220,9 @@ static int read_rank(const cJSON *root, gb_file *fi, char *why, size_t why_size)
         opt_count(rk, "rank", "local_rank", &fi->local_rank, why, why_size) != 0) {
         return -1;
     }
-    if (fi->rank < 0) {
-        snprintf(why, why_size, "rank.rank: missing (a whole number)");
+    /* A launcher may give only a node-local rank (LOCAL_RANK alone). */
+    if (fi->rank < 0 && fi->local_rank < 0) {
+        snprintf(why, why_size, "rank: neither rank nor local_rank is a whole number");
         return -1;
     }
     return 0;
