@@ -286,9 +286,9 @@ static void oversized_p2p_is_refused(void **state) {
     (void)state;
     char cmd[1024];
     int status = 0;
-    snprintf(cmd, sizeof cmd, "%s -b p2p --size 1000000", GPUBENCH);
+    snprintf(cmd, sizeof cmd, "%s -b p2p --size 200000", GPUBENCH);
     char *out = run(cmd, &status);
-    if (status != 1 || !strstr(out, "p2p: 1000000 MiB copies do not fit") ||
+    if (status != 1 || !strstr(out, "p2p: 200000 MiB copies do not fit") ||
         !strstr(out, "choose a smaller --size")) {
         fail_msg("status %d\n%s", status, out);
     }

@@ -6,7 +6,8 @@
  *   FAKE_NVML_UUID      its UUID (default GPU-00000000-1111-2222-3333-444444444444)
  *   FAKE_NVML_SM, _SM_MAX, _MEM (MHz), _POWER_MW, _LIMIT_MW, _TEMP (C),
  *   _UTIL (%), _MEM_USED (bytes), _REASONS (a mask, any base strtoull takes):
- *   a value that is unset makes its call fail with NVML_ERROR_NOT_SUPPORTED.
+ *   a value that is unset makes its call fail with NVML_ERROR_NOT_SUPPORTED;
+ *   fake_nvml_set_sm() overrides FAKE_NVML_SM while a sampler runs.
  * Built three times: complete; FAKE_NVML_PARTIAL, which lacks
  * nvmlDeviceGetPowerUsage and has the clock-event reasons only under their
  * older name (nvmlDeviceGetCurrentClocksThrottleReasons); FAKE_NVML_NO_INIT,
@@ -93,9 +94,21 @@ FAKE_API int nvmlDeviceGetHandleByIndex_v2(unsigned index, void **device) {
     return OK;
 }
 
+/* The SM clock while a sampler thread runs: set through this, not the
+ * environment (setenv beside another thread's getenv is a race). */
+static _Atomic long sm_override = -1;
+FAKE_API void fake_nvml_set_sm(long mhz) {
+    sm_override = mhz;
+}
+
 FAKE_API int nvmlDeviceGetClockInfo(void *device, int type, unsigned *mhz) {
     if (device != &the_device) {
         return INVALID;
+    }
+    long forced = sm_override;
+    if (type == 1 && forced >= 0) {
+        *mhz = (unsigned)forced;
+        return OK;
     }
     return type == 1 ? uint_value("FAKE_NVML_SM", mhz)
                      : (type == 2 ? uint_value("FAKE_NVML_MEM", mhz) : INVALID);

@@ -92,6 +92,19 @@ static int check_json_lines(const char *path) {
     return n;
 }
 
+/* Whole lines in `path` so far; 0 when it does not exist yet. */
+static int lines_so_far(const char *path) {
+    FILE *f = fopen(path, "r");
+    int n = 0, c;
+    while (f && (c = fgetc(f)) != EOF) {
+        n += c == '\n';
+    }
+    if (f) {
+        fclose(f);
+    }
+    return n;
+}
+
 static void count_two_writes_table_csv_and_jsonl(void **state) {
     (void)state;
     fake_env();
@@ -163,8 +176,12 @@ static void sigint_stops_cleanly(void **state) {
         execl(GPUINFO, GPUINFO, "--watch", "-i", "0.1", "--jsonl", JSONL, (char *)NULL);
         _exit(127);
     }
-    struct timespec t = {1, 0}; /* devices found, a few intervals written */
-    nanosleep(&t, NULL);
+    /* Once a line is written the handler is in place: wait for it (at
+     * most 30 s, however slow the machine), then interrupt. */
+    struct timespec t = {0, 50000000L};
+    for (int i = 0; i < 600 && lines_so_far(JSONL) < 1; i++) {
+        nanosleep(&t, NULL);
+    }
     assert_int_equal(kill(pid, SIGINT), 0);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);

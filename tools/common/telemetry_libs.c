@@ -187,8 +187,7 @@ int gt_nvml_open(const char *bus_id, const char *uuid, gt_lib *lib, double *max_
     }
     return 0;
 fail:
-    dlclose(lib->dl);
-    lib->dl = NULL;
+    lib->dl = NULL; /* loaded for good: see gt_nvml_close */
     return -1;
 }
 
@@ -238,7 +237,8 @@ void gt_nvml_close(gt_lib *lib) {
         if (lib->fn[GT_FN_NVML_SHUTDOWN]) {
             GT_CALL(nvml_return(*)(void), lib->fn[GT_FN_NVML_SHUTDOWN])();
         }
-        dlclose(lib->dl);
+        /* Never dlclose'd: a vendor library's threads and exit handlers
+         * may outlive it. dlopen counts, so opening it again is cheap. */
     }
     memset(lib, 0, sizeof *lib);
 }
@@ -331,7 +331,6 @@ int gt_rsmi_open(const char *bus_id, gt_lib *lib, double *max_sm, char *why, siz
         req[i] = sym(lib->dl, required[i]);
         if (!req[i]) {
             snprintf(why, why_size, "%s lacks %s", lib->name, required[i]);
-            dlclose(lib->dl);
             lib->dl = NULL;
             return -1;
         }
@@ -341,7 +340,6 @@ int gt_rsmi_open(const char *bus_id, gt_lib *lib, double *max_sm, char *why, siz
     if (rc != 0) {
         rsmi_error(lib, rc, err, sizeof err);
         snprintf(why, why_size, "%s: rsmi_init failed: %s", lib->name, err);
-        dlclose(lib->dl);
         lib->dl = NULL;
         return -1;
     }
@@ -432,7 +430,7 @@ void gt_rsmi_close(gt_lib *lib) {
         if (lib->fn[GT_FN_RSMI_SHUTDOWN]) {
             GT_CALL(rsmi_status(*)(void), lib->fn[GT_FN_RSMI_SHUTDOWN])();
         }
-        dlclose(lib->dl);
+        /* Never dlclose'd, as NVML above. */
     }
     memset(lib, 0, sizeof *lib);
 }

@@ -112,8 +112,10 @@ int gb_check_size(const char *benches, size_t size, char *why, size_t why_size) 
             return -1;
         }
     }
-    /* reduce and stream: MiB per buffer, stream keeps four on the host. */
-    if (gb_selected(benches, "reduce") || gb_selected(benches, "stream")) {
+    /* reduce and stream: MiB per buffer, stream keeps four on the host;
+     * p2p two on the host and two on each device. */
+    if (gb_selected(benches, "reduce") || gb_selected(benches, "stream") ||
+        gb_selected(benches, "p2p")) {
         if (!mul(size, (size_t)4 << 20, &bytes) || bytes > limit) {
             snprintf(why, why_size,
                      "--size %zu: %zu MiB buffers (four for stream) need more than the %zu GiB "

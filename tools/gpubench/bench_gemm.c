@@ -31,8 +31,8 @@ static int run_xgpu(gb_env *env, void *arg) {
 
 static int run_vendor(gb_env *env, void *arg) {
     gemm_case *g = arg;
-    return vb_gemm(env->queue, &env->info, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c,
-                   g->impl, sizeof g->impl, g->reason, sizeof g->reason);
+    return vb_gemm(env->queue, &env->info, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c, g->impl,
+                   sizeof g->impl, g->reason, sizeof g->reason);
 }
 
 static uint16_t to_half(float f) {

@@ -64,15 +64,22 @@ static int setup_dev(p2p_dev *d, xgpu_device *dev, size_t bytes, const uint32_t 
     return 0;
 }
 
-/* Poisons the destination, copies once and compares with the pattern. */
-static bool verify_pair(copy_arg *c, const uint32_t *pattern, uint32_t *check) {
+/* Poisons the destination, copies once and compares with the pattern;
+ * false with the reason in `why`. */
+static bool verify_pair(copy_arg *c, const uint32_t *pattern, uint32_t *check, char *why,
+                        size_t why_size) {
     uint8_t poison = 0xA5;
     if (xgpu_buffer_fill(c->dst->queue, c->dst->big_dst, 0, c->bytes, &poison, 1, NULL) ||
         xgpu_queue_finish(c->dst->queue) || copy_once(c) != 0 ||
         xgpu_buffer_read(c->dst->queue, c->dst->big_dst, 0, check, c->bytes, true, NULL)) {
+        snprintf(why, why_size, "%s", xgpu_last_error()->message);
         return false;
     }
-    return !memcmp(check, pattern, c->bytes);
+    if (memcmp(check, pattern, c->bytes) != 0) {
+        snprintf(why, why_size, "the copy's result differs from its source");
+        return false;
+    }
+    return true;
 }
 
 /* Whether `bytes` fits every device's largest buffer and, twice over
@@ -143,7 +150,8 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
             }
             copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
             copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
-            p->verified = verify_pair(&big, pattern, check);
+            char why[512] = "";
+            p->verified = verify_pair(&big, pattern, check, why, sizeof why);
             gb_stats bw, lat;
             double first = 0;
             if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 &&
@@ -154,13 +162,14 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
                 !small.failed) {
                 p->latency_us = lat.median * 1e6;
             }
-            p->verified = p->verified && !big.failed && !small.failed;
+            if (p->verified && (big.failed || small.failed)) {
+                snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
+                p->verified = false;
+            }
             snprintf(p->path, sizeof p->path, "%s",
                      s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
             if (!p->verified) {
-                fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst,
-                        big.failed || small.failed ? xgpu_last_error()->message
-                                                   : "the copy's result differs from its source");
+                fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst, why);
             }
         }
     }
