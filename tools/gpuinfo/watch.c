@@ -7,16 +7,41 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static volatile sig_atomic_t stop_requested;
+/* SIGINT and SIGTERM stay blocked while --watch runs and are taken only
+ * in its waits (sigtimedwait): one that comes while a line is written ends
+ * the next wait at once, and no write is interrupted half way. */
+static bool stop_requested;
 
-static void on_signal(int sig) {
-    (void)sig;
-    stop_requested = 1;
+/* Waits until `next` (CLOCK_MONOTONIC) or a stop signal. */
+static void wait_until(const struct timespec *next, const sigset_t *stops) {
+    for (;;) {
+        struct timespec now, left;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        left.tv_sec = next->tv_sec - now.tv_sec;
+        left.tv_nsec = next->tv_nsec - now.tv_nsec;
+        if (left.tv_nsec < 0) {
+            left.tv_nsec += 1000000000L;
+            left.tv_sec--;
+        }
+        if (left.tv_sec < 0) {
+            return;
+        }
+        int sig = sigtimedwait(stops, NULL, &left);
+        if (sig == SIGINT || sig == SIGTERM) {
+            stop_requested = true;
+            return;
+        }
+        if (sig < 0 && errno == EAGAIN) {
+            return; /* the time came */
+        }
+    }
 }
 
 typedef struct watch_opts {
@@ -224,13 +249,12 @@ int gi_watch(int argc, char **argv) {
                                                                : "");
         }
     }
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
     if (!rc) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal; /* no SA_RESTART: the sleep ends at once */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
+        pthread_sigmask(SIG_BLOCK, &stops, NULL);
         if (table) {
             fprintf(table, "%-8s %-10s", "# time", "device");
             for (int c = 0; c < NCOL; c++) {
@@ -285,9 +309,7 @@ int gi_watch(int argc, char **argv) {
             next.tv_nsec -= 1000000000L;
             next.tv_sec++;
         }
-        while (!stop_requested &&
-               clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
-        }
+        wait_until(&next, &stops);
     }
     for (uint32_t i = 0; tel && i < n; i++) {
         gt_close(tel[i]);
