@@ -1,5 +1,6 @@
 /* A device's telemetry source and its sampler thread. */
 #define _GNU_SOURCE
+#include "gpuinfo.h"
 #include "telemetry_internal.h"
 
 #include <dirent.h>
@@ -158,14 +159,11 @@ gt_device *gt_open_host(void) {
 }
 
 gt_device *gt_open(const xgpu_device_info *info) {
-    char label[64], uuid[48] = "";
-    snprintf(label, sizeof label, "%s:%u", info->backend, info->backend_index);
-    if (info->has_uuid) {
-        const uint8_t *u = info->uuid;
-        snprintf(uuid, sizeof uuid,
-                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-                 u[14], u[15]);
+    char label[64], hex[40], uuid[48] = "";
+    gi_path(info, label, sizeof label);
+    gi_uuid(info, hex, sizeof hex);
+    if (*hex) {
+        snprintf(uuid, sizeof uuid, "GPU-%s", hex); /* NVML's spelling */
     }
     return gt_open_ids(info->has_pci_bus_id ? info->pci_bus_id : NULL, uuid[0] ? uuid : NULL,
                        label);

@@ -4,38 +4,24 @@
  * a one-device run hides show up. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
+#include "gpuinfo.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-void gb_uuid_string(const xgpu_device_info *info, char *out, size_t size) {
-    const uint8_t *u = info->uuid;
-    if (!info->has_uuid) {
-        snprintf(out, size, "%s", "");
-        return;
-    }
-    snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
-}
-
-/* Whether two paths reach one physical device: the same UUID, or the same
- * PCI bus id. */
-static bool same_device(const xgpu_device_info *a, const xgpu_device_info *b) {
-    if (a->has_uuid && b->has_uuid) {
-        return !memcmp(a->uuid, b->uuid, sizeof a->uuid);
-    }
-    return a->has_pci_bus_id && b->has_pci_bus_id && !strcmp(a->pci_bus_id, b->pci_bus_id);
-}
-
 static bool is_gpu(const xgpu_device_info *info) {
     return info->type == XGPU_DEVICE_TYPE_GPU || info->type == XGPU_DEVICE_TYPE_ACCELERATOR;
 }
 
+/* One path per physical device: gpuinfo's grouping (gi_merge), the first
+ * path of each group. */
 uint32_t gb_node_devices(xgpu_device **devs, uint32_t n) {
     xgpu_device_info *info = calloc(n ? n : 1, sizeof *info);
-    if (!info) {
+    uint32_t *group = calloc(n ? n : 1, sizeof *group);
+    bool *seen = calloc(n ? n : 1, sizeof *seen);
+    if (!info || !group || !seen) {
+        free(info), free(group), free(seen);
         return n; /* unfiltered rather than none */
     }
     bool any_gpu = false;
@@ -43,17 +29,15 @@ uint32_t gb_node_devices(xgpu_device **devs, uint32_t n) {
         xgpu_device_get_info(devs[i], &info[i], sizeof info[i]);
         any_gpu |= is_gpu(&info[i]);
     }
+    gi_merge(info, n, group);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (uint32_t j = 0; j < i && !seen; j++) {
-            seen = same_device(&info[i], &info[j]);
-        }
-        if (!seen && (!any_gpu || is_gpu(&info[i]))) {
+        if (!seen[group[i]] && (!any_gpu || is_gpu(&info[i]))) {
             devs[kept++] = devs[i];
         }
+        seen[group[i]] = true;
     }
-    free(info);
+    free(info), free(group), free(seen);
     return kept;
 }
 

@@ -181,8 +181,6 @@ void gb_file_part(const char *text, char *out, size_t size);
 int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env);
 
 /* fleet.c */
-/* The device's UUID as gpuinfo prints it, "" when it has none. */
-void gb_uuid_string(const xgpu_device_info *info, char *out, size_t size);
 /* Keeps in `devs` (in order) the node's physical devices: one path per
  * device (the first, when CUDA and OpenCL both reach a GPU: same UUID or
  * PCI bus id), and only GPUs and accelerators when there are any. Returns

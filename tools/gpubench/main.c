@@ -228,7 +228,7 @@ static void take_rank(gb_options *o, xgpu_device **run, uint32_t *nrun, char *js
     if (*nrun == 1) {
         xgpu_device_info info;
         xgpu_device_get_info(run[0], &info, sizeof info);
-        gb_uuid_string(&info, id, sizeof id);
+        gi_uuid(&info, id, sizeof id);
         if (!*id) { /* no UUID: the path, unique on the host */
             snprintf(id, sizeof id, "%s%u", info.backend, info.backend_index);
         }

@@ -97,13 +97,9 @@ static void get_pci(const gi_device *d, gi_value *v) {
 static void get_uuid(const gi_device *d, gi_value *v) {
     v->kind = GI_NULL;
     for (uint32_t p = 0; p < d->path_count; p++) {
-        const uint8_t *u = d->infos[p].uuid;
         if (d->infos[p].has_uuid) {
             v->kind = GI_STRING;
-            snprintf(v->text, sizeof v->text,
-                     "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                     u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-                     u[13], u[14], u[15]);
+            gi_uuid(&d->infos[p], v->text, sizeof v->text);
             return;
         }
     }

@@ -28,6 +28,9 @@ uint32_t gi_merge(const xgpu_device_info *infos, uint32_t n, uint32_t *group);
 int gi_collect(gi_device **out, uint32_t *count);
 /* "cuda:0" */
 void gi_path(const xgpu_device_info *info, char *out, size_t size);
+/* The UUID as gpuinfo prints it, 32 hex digits dashed 8-4-4-4-12; "" when
+ * the device has none. */
+void gi_uuid(const xgpu_device_info *info, char *out, size_t size);
 /* Keeps, in order, the physical devices any of whose paths is one of
  * chosen[nchosen] (from xgpu_device_match): a selector that names one path
  * of a GPU selects the GPU. Returns how many were kept at the front. */

@@ -39,6 +39,17 @@ void gi_path(const xgpu_device_info *info, char *out, size_t size) {
     snprintf(out, size, "%s:%u", info->backend, info->backend_index);
 }
 
+void gi_uuid(const xgpu_device_info *info, char *out, size_t size) {
+    const uint8_t *u = info->uuid;
+    if (!info->has_uuid) {
+        snprintf(out, size, "%s", "");
+        return;
+    }
+    snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+}
+
 int gi_collect(gi_device **out, uint32_t *count) {
     *out = NULL;
     *count = 0;
