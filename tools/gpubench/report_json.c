@@ -164,7 +164,7 @@ static void p2p(FILE *f, const gb_summary *s) {
             fputs(p > fi->first_pair ? ",\n    {" : "\n    {", f);
             str(f, "src", x->src, true);
             str(f, "dst", x->dst, false);
-            str(f, "path", x->staged ? "staged" : "direct", false);
+            str(f, "path", *x->path ? x->path : "unknown", false);
             num(f, "gbs", x->gbs);
             num(f, "latency_us", x->latency_us);
             fprintf(f, ", \"verified\": %s}", x->verified ? "true" : "false");

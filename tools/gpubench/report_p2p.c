@@ -185,7 +185,7 @@ static void heat_map(FILE *f, const p2p_matrix *m, double vmax, size_t id) {
             fputs(" to ", f);
             gb_xml_text(f, m->dev[j]);
             if (p) {
-                fprintf(f, ": %s", p->staged ? "staged" : "direct");
+                fprintf(f, ": %s", *p->path ? p->path : "path unknown");
                 if (p->latency_us >= 0 && isfinite(p->latency_us)) {
                     fprintf(f, ", latency %.2f us", p->latency_us);
                 }

@@ -249,6 +249,12 @@ static int read_pair(const cJSON *p, const char *where, gb_pair *x, char *why, s
         return -1;
     }
     x->staged = !strcmp(path, "staged");
+    static const char *const known[] = {"direct", "staged", "local"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (!strcmp(path, known[i])) {
+            snprintf(x->path, sizeof x->path, "%s", known[i]);
+        }
+    }
     return 0;
 }
 

@@ -33,6 +33,7 @@ typedef struct gb_row {
 typedef struct gb_pair {
     char src[48], dst[48];
     bool staged;       /* "path": "staged": through host memory, not direct */
+    char path[8];      /* "direct", "staged", "local" (within one device), "" unknown */
     double gbs;        /* -1 when null */
     double latency_us; /* -1 when null or absent */
     bool verified;
