@@ -250,6 +250,14 @@ xgpu_status xgpu__rt_buffer_copy_peer(void *src_queue, void *src_buffer, size_t 
     return st != XGPU_SUCCESS ? st : v->stream_sync(dq->ctx->api, dq->stream);
 }
 
+xgpu_status xgpu__rt_device_peer(const xgpu_rt_vendor *vendor, const void *api, int src, int dst,
+                                 bool *direct) {
+    int can = 0;
+    xgpu_status st = vendor->can_access_peer(api, dst, src, &can);
+    *direct = st == XGPU_SUCCESS && can != 0;
+    return st;
+}
+
 xgpu_status xgpu__rt_buffer_fill(void *queue, void *buffer, size_t offset, size_t size,
                                  const void *pattern, size_t pattern_size, void **event) {
     rt_queue *q = queue;

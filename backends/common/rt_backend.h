@@ -56,6 +56,11 @@ typedef struct xgpu_rt_vendor {
      * refuses peer access: the core then stages the copy. */
     xgpu_status (*copy_peer)(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
                              void *src_ctx, size_t size, void *stream);
+    /* *can: 0 when the vendor's library has no peer copy, else whether
+     * device `dst` (the vendor's device handle: CUdevice, HIP ordinal) can
+     * copy from `src`'s memory directly; dst == src: whether there is a
+     * peer copy at all (two contexts of one device). */
+    xgpu_status (*can_access_peer)(const void *api, int dst, int src, int *can);
     /* `count` elements of `width` bytes (1, 2 or 4) set to `value`. */
     xgpu_status (*memset)(const void *api, uint64_t dst, uint32_t value, unsigned width,
                           size_t count, void *stream);
@@ -83,8 +88,9 @@ typedef struct xgpu_rt_vendor {
         .event_destroy = event_destroy, .mem_alloc = mem_alloc, .mem_free = mem_free,              \
         .host_alloc = host_alloc, .host_free = host_free, .copy_htod = copy_htod,                  \
         .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod, .copy_peer = copy_peer,                    \
-        .memset = memset_n, .module_load = module_load, .module_unload = module_unload,            \
-        .get_function = get_function, .function_props = function_props, .launch = launch,          \
+        .can_access_peer = can_access_peer, .memset = memset_n, .module_load = module_load,        \
+        .module_unload = module_unload, .get_function = get_function,                              \
+        .function_props = function_props, .launch = launch,                                        \
     }
 
 /* The first member of a vendor's context struct. */
@@ -151,6 +157,11 @@ xgpu_status xgpu__rt_event_elapsed_ms(void *start, void *end, double *ms);
 void xgpu__rt_event_release(void *event);
 xgpu_status xgpu__rt_launch(void *queue, void *kernel, const xgpu_range *range, size_t arg_count,
                             const xgpu_backend_arg *args, void **event);
+
+/* The device_peer hook for a vendor (xgpu_backend_ops), over its
+ * can_access_peer: `src` and `dst` are the vendor's device handles. */
+xgpu_status xgpu__rt_device_peer(const xgpu_rt_vendor *vendor, const void *api, int src, int dst,
+                                 bool *direct);
 
 /* Loads `image` into a new program of `size` bytes (>= sizeof
  * xgpu_rt_program; the vendor's struct) on the context. */

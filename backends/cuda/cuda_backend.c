@@ -222,29 +222,10 @@ static xgpu_status cu_device_free_memory(void *state, uint32_t index, uint64_t *
     return XGPU_SUCCESS;
 }
 
-/* Two contexts of one device share its primary context: a copy between
- * them is direct. */
 static xgpu_status cu_device_peer(void *state, uint32_t src, uint32_t dst, bool *direct) {
     cu_state *st = state;
-    const cu_driver *d = &st->driver;
-    *direct = false;
-    if (!d->cuMemcpyPeerAsync) {
-        return XGPU_SUCCESS;
-    }
-    if (src == dst) {
-        *direct = true;
-        return XGPU_SUCCESS;
-    }
-    if (!d->cuDeviceCanAccessPeer) {
-        return XGPU_SUCCESS;
-    }
-    int can = 0;
-    CUresult r = d->cuDeviceCanAccessPeer(&can, st->devices[dst], st->devices[src]);
-    if (r != CUDA_SUCCESS) {
-        return cu__fail(d, r, "cuDeviceCanAccessPeer", NULL);
-    }
-    *direct = can != 0;
-    return XGPU_SUCCESS;
+    return xgpu__rt_device_peer(&cu__vendor, &st->driver, st->devices[src], st->devices[dst],
+                                direct);
 }
 
 static void cu_shutdown(void *state) {

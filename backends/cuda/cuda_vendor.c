@@ -110,6 +110,21 @@ static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint6
                  "cuMemcpyPeerAsync");
 }
 
+static xgpu_status can_access_peer(const void *api, int dst, int src, int *can) {
+    const cu_driver *d = D(api);
+    *can = 0;
+    if (!d->cuMemcpyPeerAsync) {
+        return XGPU_SUCCESS;
+    }
+    if (dst == src) { /* never its own peer; its contexts share memory */
+        *can = 1;
+        return XGPU_SUCCESS;
+    }
+    return d->cuDeviceCanAccessPeer
+               ? check(api, d->cuDeviceCanAccessPeer(can, dst, src), "cuDeviceCanAccessPeer")
+               : XGPU_SUCCESS;
+}
+
 static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream) {
     return check(api, D(api)->cuMemcpyDtoDAsync(dst, src, size, stream), "cuMemcpyDtoDAsync");

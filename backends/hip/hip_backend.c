@@ -210,29 +210,9 @@ static xgpu_status hip_device_free_memory(void *state, uint32_t index, uint64_t 
     return XGPU_SUCCESS;
 }
 
-/* One device's two contexts copy directly; two devices when HIP says they
- * can reach each other (xGMI / Infinity Fabric, or PCIe peer-to-peer). */
 static xgpu_status hip_device_peer(void *state, uint32_t src, uint32_t dst, bool *direct) {
     hip_state *st = state;
-    const hip_runtime *rt = &st->rt;
-    *direct = false;
-    if (!rt->hipMemcpyPeerAsync) {
-        return XGPU_SUCCESS;
-    }
-    if (src == dst) {
-        *direct = true;
-        return XGPU_SUCCESS;
-    }
-    if (!rt->hipDeviceCanAccessPeer) {
-        return XGPU_SUCCESS;
-    }
-    int can = 0;
-    hipError_t e = rt->hipDeviceCanAccessPeer(&can, (int)dst, (int)src);
-    if (e != hipSuccess) {
-        return hip__fail(rt, e, "hipDeviceCanAccessPeer", NULL);
-    }
-    *direct = can != 0;
-    return XGPU_SUCCESS;
+    return xgpu__rt_device_peer(&hip__vendor, &st->rt, (int)src, (int)dst, direct);
 }
 
 static const xgpu_backend_ops hip_ops = {

@@ -119,6 +119,21 @@ static xgpu_status copy_peer(const void *api, uint64_t dst, void *dst_ctx, uint6
         "hipMemcpyPeerAsync");
 }
 
+static xgpu_status can_access_peer(const void *api, int dst, int src, int *can) {
+    const hip_runtime *h = R(api);
+    *can = 0;
+    if (!h->hipMemcpyPeerAsync) {
+        return XGPU_SUCCESS;
+    }
+    if (dst == src) { /* never its own peer; its contexts share memory */
+        *can = 1;
+        return XGPU_SUCCESS;
+    }
+    return h->hipDeviceCanAccessPeer
+               ? check(api, h->hipDeviceCanAccessPeer(can, dst, src), "hipDeviceCanAccessPeer")
+               : XGPU_SUCCESS;
+}
+
 static xgpu_status copy_dtod(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream) {
     return check(api, R(api)->hipMemcpyDtoDAsync(PTR(dst), PTR(src), size, stream),
