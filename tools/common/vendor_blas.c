@@ -200,8 +200,10 @@ int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype,
     bool f64 = dtype == XGPU_F64;
     const char *backend = device->backend;
     /* cuBLAS, rocBLAS: loaded once per process, never unloaded. The lock
-     * also keeps set_stream and the enqueue of one GEMM together when
-     * --all-devices runs devices on several threads. */
+     * also holds every vendor call: it keeps set_stream and the enqueue of
+     * one GEMM together when --all-devices runs devices on several
+     * threads, and CLBlast's caches are not safe to fill from two threads
+     * at once (ThreadSanitizer sees its tuning database built in both). */
     static blas_lib libs[2];
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     vendor_call call = NULL;
@@ -211,6 +213,8 @@ int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype,
         snprintf(impl, impl_size, "clblast");
 #if defined(VB_HAVE_CLBLAST)
         call = clblast_call;
+        pthread_mutex_lock(&lock);
+        locked = true;
 #else
         snprintf(reason, reason_size, "not run: built without CLBlast (libclblast-dev)");
         return -1;
