@@ -5,8 +5,11 @@
 
 #include <stdlib.h>
 
-/* The host memory a staged copy uses at most. */
-#define PEER_STAGE_CHUNK ((size_t)64 << 20)
+/* The host memory a staged copy uses at most, reused chunk after chunk:
+ * on pocl here, 64 MiB copies staged in 4 MiB chunks ran at 13.6-13.9
+ * GB/s, in one 64 MiB chunk at 2.0-2.1 GB/s (a fresh mapping faulted in on
+ * every call, and out of cache). */
+#define PEER_STAGE_CHUNK ((size_t)4 << 20)
 
 static xgpu_status peer_path(const xgpu_device *src, const xgpu_device *dst, xgpu_peer_path *path) {
     *path = XGPU_PEER_STAGED;
