@@ -16,7 +16,8 @@
 
 #include <cmocka.h>
 
-enum { SIZE = 1 << 20, OFF_SRC = 4096, OFF_DST = 8192, BYTES = SIZE - OFF_DST };
+/* Over two of the 4 MiB chunks a staged copy uses, and a remainder. */
+enum { SIZE = (9 << 20) + 12288, OFF_SRC = 4096, OFF_DST = 8192, BYTES = SIZE - OFF_DST };
 
 typedef struct side {
     xgpu_device *dev;
