@@ -171,6 +171,21 @@ xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
 }
 
+xgpu_status xgpu__copy_ranges(const char *func, const xgpu_buffer *src, size_t src_offset,
+                              const xgpu_buffer *dst, size_t dst_offset, size_t size) {
+    xgpu_status st = xgpu__buffer_range(func, "src", src, src_offset, size);
+    if (st == XGPU_SUCCESS) {
+        st = xgpu__buffer_range(func, "dst", dst, dst_offset, size);
+    }
+    if (st == XGPU_SUCCESS && src == dst && src_offset < dst_offset + size &&
+        dst_offset < src_offset + size) {
+        st = xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
+                         "%s: source [%zu, +%zu) and destination [%zu, +%zu) overlap", func,
+                         src_offset, size, dst_offset, size);
+    }
+    return st;
+}
+
 xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset,
                              xgpu_buffer *dst, size_t dst_offset, size_t size, xgpu_event **event) {
     static const char *const func = __func__;
@@ -185,18 +200,10 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
         st = check_same_context(func, queue, dst, "dst");
     }
     if (st == XGPU_SUCCESS) {
-        st = xgpu__buffer_range(func, "src", src, src_offset, size);
-    }
-    if (st == XGPU_SUCCESS) {
-        st = xgpu__buffer_range(func, "dst", dst, dst_offset, size);
+        st = xgpu__copy_ranges(func, src, src_offset, dst, dst_offset, size);
     }
     if (st != XGPU_SUCCESS) {
         return st;
-    }
-    if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: source [%zu, +%zu) and destination [%zu, +%zu) overlap", func,
-                           src_offset, size, dst_offset, size);
     }
     void *ev = NULL;
     st = queue->context->ops->buffer_copy(queue->handle, src->handle, src_offset, dst->handle,

@@ -329,6 +329,10 @@ struct xgpu_kernel {
  * offset + size) reaches past the buffer; `what` names the buffer. */
 xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_buffer *buf,
                                size_t offset, size_t size);
+/* A copy's two ranges, each within its buffer and not overlapping when the
+ * buffers are one. */
+xgpu_status xgpu__copy_ranges(const char *func, const xgpu_buffer *src, size_t src_offset,
+                              const xgpu_buffer *dst, size_t dst_offset, size_t size);
 /* The host memory a fill without a backend hook uses at most. */
 #define XGPU__FILL_CHUNK ((size_t)64 * 1024)
 /* Fills by writing one expanded chunk and doubling it with device copies:

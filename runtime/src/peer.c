@@ -77,17 +77,9 @@ xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src, size_
                            src->context != src_queue->context ? "src" : "dst",
                            src->context != src_queue->context ? "src_queue" : "dst_queue");
     }
-    xgpu_status st = xgpu__buffer_range(func, "src", src, src_offset, size);
-    if (st == XGPU_SUCCESS) {
-        st = xgpu__buffer_range(func, "dst", dst, dst_offset, size);
-    }
+    xgpu_status st = xgpu__copy_ranges(func, src, src_offset, dst, dst_offset, size);
     if (st != XGPU_SUCCESS) {
         return st;
-    }
-    if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size) {
-        return xgpu__error(NULL, XGPU_ERROR_INVALID_ARGUMENT, 0, NULL,
-                           "%s: source [%zu, +%zu) and destination [%zu, +%zu) overlap", func,
-                           src_offset, size, dst_offset, size);
     }
     xgpu_context *sc = src_queue->context, *dc = dst_queue->context;
     /* The source's earlier work first; the destination queue's is ordered
