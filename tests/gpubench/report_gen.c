@@ -99,8 +99,8 @@ void write_device(const char *path, const device *d) {
     if (d->rank >= 0) {
         fprintf(f,
                 "\"rank\": {\"engine\": \"slurm\", \"rank\": %ld, \"local_rank\": %d, "
-                "\"size\": 512, \"variable\": \"SLURM_PROCID\"},\n",
-                d->rank, d->index);
+                "\"size\": %ld, \"variable\": \"SLURM_PROCID\"},\n",
+                d->rank, d->index, d->size ? d->size : 512);
     } else {
         fputs("\"rank\": null,\n", f);
     }

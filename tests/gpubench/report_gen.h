@@ -41,6 +41,7 @@ typedef struct device {
     const double *factor; /* the figure of case i is case_base(i) * factor[i]; NULL: 1 */
     int throttled_case;   /* -1: none */
     const char *p2p;      /* the "p2p" value's text, NULL: null */
+    long size;            /* rank.size; 0: 512 */
 } device;
 
 /* A result file as gpubench writes it, with the keys a launcher run adds

@@ -361,6 +361,68 @@ static void report_p2p_matrix(void **state) {
 
 /* A file without any of the fleet keys still reads; a fleet key of the
  * wrong type is named. */
+/* Two hosts, each with copies both ways between its two GPUs, all direct:
+ * the one copy at half the others' bandwidth is a slow link, and the job
+ * of five ranks that left three files has two missing. */
+static void report_finds_slow_links_and_missing_ranks(void **state) {
+    (void)state;
+    static const long ranks[] = {0, 1, 3};
+    static const double slow[][2] = {{300, 310}, {305, 150}, {298, 302}};
+    for (int h = 0; h < 3; h++) {
+        char p2p[1024], host[16], path[64];
+        snprintf(p2p, sizeof p2p,
+                 "{\"devices\": [\"cuda:0\", \"cuda:1\"], \"pairs\": ["
+                 "{\"src\": \"cuda:0\", \"dst\": \"cuda:0\", \"path\": \"local\", \"gbs\": 2000, "
+                 "\"latency_us\": 2, \"verified\": true}, "
+                 "{\"src\": \"cuda:0\", \"dst\": \"cuda:1\", \"path\": \"direct\", \"gbs\": %g, "
+                 "\"latency_us\": 3, \"verified\": true}, "
+                 "{\"src\": \"cuda:1\", \"dst\": \"cuda:0\", \"path\": \"direct\", \"gbs\": %g, "
+                 "\"latency_us\": 3, \"verified\": true}]}",
+                 slow[h][0], slow[h][1]);
+        snprintf(host, sizeof host, "node-%d", h);
+        snprintf(path, sizeof path, "gbr-link-%d.json", h);
+        device d = {.host = host,
+                    .uuid = "GPU-0",
+                    .name = "NVIDIA H200",
+                    .arch = "sm_90",
+                    .rank = ranks[h],
+                    .ncases = 2,
+                    .throttled_case = -1,
+                    .p2p = p2p,
+                    .size = 5};
+        write_device(path, &d);
+    }
+    char *out = report("gbr-link", "gbr-link-0.json gbr-link-1.json gbr-link-2.json", 0);
+    if (!strstr(out, "warning: 2 rank(s) missing: slurm job of 5: 2, 4")) {
+        fail_msg("no missing-rank warning in\n%s", out);
+    }
+    free(out);
+    cJSON *j = read_json("gbr-link.json");
+    const cJSON *links = cJSON_GetObjectItemCaseSensitive(j, "slow_links");
+    assert_int_equal(cJSON_GetArraySize(links), 1);
+    const cJSON *l = cJSON_GetArrayItem(links, 0);
+    assert_string_equal(get_str(l, "host"), "node-1");
+    assert_string_equal(get_str(l, "src"), "cuda:1");
+    assert_string_equal(get_str(l, "dst"), "cuda:0");
+    /* Like pairs: cuda:1 -> cuda:0 on the three hosts (the files have rows
+     * of cuda:0 only, so the two directions are told apart by model); the
+     * median of 310, 150 and 302 is 302. */
+    assert_true(fabs(get_num(l, "median_gbs") - 302) < 1e-9);
+    assert_true(fabs(get_num(l, "gap_pct") - (302.0 - 150) / 302 * 100) < 1e-6);
+    const cJSON *missing = cJSON_GetObjectItemCaseSensitive(j, "missing_ranks");
+    assert_int_equal((int)get_num(missing, "count"), 2);
+    cJSON_Delete(j);
+    char *md = xt_read_file("gbr-link.md", NULL);
+    assert_non_null(md);
+    const char *links_at = strstr(md, "## Slow peer-to-peer links");
+    const char *models_at = strstr(md, "## Models");
+    assert_non_null(links_at);
+    assert_non_null(models_at);
+    assert_true(links_at < models_at);
+    assert_non_null(strstr(md, "| node-1 | 1 | cuda:1 | cuda:0 | direct | 150.00 |"));
+    free(md);
+}
+
 static void report_reads_old_files(void **state) {
     (void)state;
     write_text("gbr-old.json",
@@ -392,6 +454,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_lists_throttled_rows_first),
         cmocka_unit_test(report_skips_what_it_cannot_merge),
         cmocka_unit_test(report_p2p_matrix),
+        cmocka_unit_test(report_finds_slow_links_and_missing_ranks),
         cmocka_unit_test(report_reads_old_files),
     };
     return cmocka_run_group_tests_name("gpubench report", tests, NULL, NULL);

@@ -243,9 +243,9 @@ static int write_outputs(const char *prefix, const gb_summary *s) {
         }
     }
     printf("wrote %s, %s and %s (%zu results from %zu file(s), %zu skipped; %zu straggler(s), "
-           "%zu throttled row(s))\n",
+           "%zu throttled row(s), %zu slow link(s), %zu missing rank(s))\n",
            paths[0], paths[1], paths[2], s->t->count, s->t->nfiles, s->nskipped, s->nstragglers,
-           s->nthrottled);
+           s->nthrottled, s->nslow_links, s->nmissing_ranks);
     rc = 0;
 done:
     for (int i = committed; i < opened; i++) {
@@ -253,6 +253,24 @@ done:
     }
     return rc;
 }
+
+static const char report_usage[] =
+    "usage: gpubench report [-o PREFIX] RESULT.json...\n"
+    "\n"
+    "Merges gpubench result files (from many machines, ranks or runs) into\n"
+    "PREFIX.md, PREFIX.html (SVG charts, offline) and PREFIX.json\n"
+    "(xgpu.gpubench-report/1); PREFIX defaults to gpubench-report. First come\n"
+    "the stragglers (a device more than 10% worse than the median of identical\n"
+    "devices, same name and arch, on a case), slow peer-to-peer links, ranks\n"
+    "missing from a launcher's job and throttled rows; then the spread per\n"
+    "model, the peer-to-peer matrices and every result.\n"
+    "\n"
+    "A file that cannot be merged (not gpubench's, another major.minor xgpu\n"
+    "version, damaged, a duplicate rank) is named on stderr and skipped.\n"
+    "\n"
+    "Exit status: 0 when the outputs were written from at least one file; 2 on\n"
+    "a usage error, when no file could be merged, or when an output could not\n"
+    "be written.\n";
 
 int gb_report(int argc, char **argv) {
     const char *prefix = "gpubench-report";
@@ -267,6 +285,11 @@ int gb_report(int argc, char **argv) {
         goto done;
     }
     for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(report_usage, stdout);
+            rc = 0;
+            goto done;
+        }
         if (!strcmp(argv[i], "-o")) {
             if (i + 1 == argc) {
                 fprintf(stderr, "gpubench report: -o needs a PREFIX\n");
@@ -275,7 +298,21 @@ int gb_report(int argc, char **argv) {
             prefix = argv[++i];
             continue;
         }
-        given++;
+        /* "--" ends the options: a result file may start with '-'. */
+        if (!strcmp(argv[i], "--")) {
+            for (i++; i < argc; i++) {
+                argv[given++] = argv[i];
+            }
+            break;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gpubench report: unknown option '%s'\n\n%s", argv[i], report_usage);
+            goto done;
+        }
+        argv[given++] = argv[i];
+    }
+    /* The files, in order. */
+    for (int i = 0, n = given; i < n; i++) {
         gb_skip *sk = &skipped[nskipped];
         sk->file = argv[i];
         if (load(argv[i], &t, sk->why, sizeof sk->why) == 0) {
@@ -303,7 +340,7 @@ int gb_report(int argc, char **argv) {
         nskipped++;
     }
     if (!given) {
-        fprintf(stderr, "usage: gpubench report [-o PREFIX] RESULT.json...\n");
+        fputs(report_usage, stderr);
         goto done;
     }
     if (!t.nfiles) {
@@ -317,6 +354,10 @@ int gb_report(int argc, char **argv) {
     }
     s.skipped = skipped;
     s.nskipped = nskipped;
+    if (s.nmissing_ranks) {
+        fprintf(stderr, "gpubench report: warning: %zu rank(s) missing: %s\n", s.nmissing_ranks,
+                s.missing_ranks);
+    }
     rc = write_outputs(prefix, &s);
 done:
     gb_summary_free(&s);

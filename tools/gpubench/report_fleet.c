@@ -285,7 +285,8 @@ int gb_summarize(const gb_table *t, gb_summary *s) {
     for (size_t g = 0; g < s->ngroups; g++) {
         group_stats(&s->groups[g], s->order, scratch);
     }
-    if (find_stragglers(s) != 0 || find_straggling(s) != 0 || find_models(s) != 0) {
+    if (find_stragglers(s) != 0 || find_straggling(s) != 0 || find_models(s) != 0 ||
+        gb_find_links(s) != 0) {
         goto fail;
     }
     free(scratch);
@@ -304,5 +305,6 @@ void gb_summary_free(gb_summary *s) {
     free(s->stragglers);
     free(s->straggling);
     free(s->throttled);
+    free(s->slow_links);
     *s = (gb_summary){0};
 }

@@ -45,6 +45,15 @@ typedef struct gb_straggler_device {
     size_t cases;
 } gb_straggler_device;
 
+/* A peer-to-peer copy more than GB_STRAGGLER_PCT slower than the median
+ * of like pairs: the same path between the same two models. */
+typedef struct gb_slow_link {
+    const gb_pair *pair;
+    double median;  /* GB/s of the like pairs */
+    size_t like;    /* how many like pairs, this one included */
+    double gap_pct; /* how much slower than the median, in percent */
+} gb_slow_link;
+
 /* A device model: rows [begin, end) of gb_summary.by_device. */
 typedef struct gb_model {
     const gb_row *key;
@@ -66,6 +75,12 @@ typedef struct gb_summary {
     size_t nstraggling;
     const gb_row **throttled; /* in the order of the files */
     size_t nthrottled;
+    gb_slow_link *slow_links; /* in the order of the pairs' kinds */
+    size_t nslow_links;
+    /* Ranks of a launcher's job (rank.size in the files) no merged file
+     * has: "slurm job of 8: 5, 9-12", "" when none. */
+    char missing_ranks[512];
+    size_t nmissing_ranks;
     size_t devices;         /* distinct devices over all models */
     const gb_skip *skipped; /* the caller's */
     size_t nskipped;
@@ -76,6 +91,13 @@ typedef struct gb_summary {
  * pairwise comparison: O(n log n) in the rows. */
 int gb_summarize(const gb_table *t, gb_summary *s);
 void gb_summary_free(gb_summary *s);
+
+/* Slow links and missing ranks into `s` (report_links.c); 0, or -1 when
+ * memory ran out. And their sections, written by each writer. */
+int gb_find_links(gb_summary *s);
+void gb_links_md(FILE *f, const gb_summary *s);
+void gb_links_html(FILE *f, const gb_summary *s);
+void gb_links_json(FILE *f, const gb_summary *s);
 
 /* Whether a row's figure counts in its group's spread. */
 bool gb_row_usable(const gb_row *r);

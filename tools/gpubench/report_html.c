@@ -228,6 +228,7 @@ void gb_write_report_html(FILE *f, const gb_summary *s) {
             "from %zu device(s) of %zu model(s).</p>\n",
             s->t->nfiles, s->nskipped, s->t->count, s->devices, s->nmodels);
     stragglers(f, s);
+    gb_links_html(f, s);
     throttled(f, s);
     skipped(f, s);
     models(f, s);

@@ -181,6 +181,7 @@ void gb_write_report_json(FILE *f, const gb_summary *s) {
     files(f, s);
     groups(f, s);
     lists(f, s);
+    gb_links_json(f, s);
     p2p(f, s);
     fputs("\n}\n", f);
 }

@@ -218,6 +218,7 @@ void gb_write_report_md(FILE *f, const gb_summary *s) {
             "device(s) of %zu model(s).\n\n",
             s->t->nfiles, s->nskipped, s->t->count, s->devices, s->nmodels);
     stragglers(f, s);
+    gb_links_md(f, s);
     throttled(f, s);
     skipped(f, s);
     models(f, s);

@@ -217,7 +217,8 @@ static int read_rank(const cJSON *root, gb_file *fi, char *why, size_t why_size)
     }
     if (opt_string(rk, "rank", "engine", fi->engine, sizeof fi->engine, why, why_size) != 0 ||
         opt_count(rk, "rank", "rank", &fi->rank, why, why_size) != 0 ||
-        opt_count(rk, "rank", "local_rank", &fi->local_rank, why, why_size) != 0) {
+        opt_count(rk, "rank", "local_rank", &fi->local_rank, why, why_size) != 0 ||
+        opt_count(rk, "rank", "size", &fi->size, why, why_size) != 0) {
         return -1;
     }
     /* A launcher may give only a node-local rank (LOCAL_RANK alone). */
@@ -304,7 +305,8 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
     }
     int rc = -1;
     size_t rows_before = t->count, pairs_before = t->npairs;
-    gb_file fi = {.rank = -1, .local_rank = -1, .first_row = t->count, .first_pair = t->npairs};
+    gb_file fi = {
+        .rank = -1, .local_rank = -1, .size = -1, .first_row = t->count, .first_pair = t->npairs};
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
     if (!cJSON_IsObject(root) || !cJSON_IsString(schema) ||

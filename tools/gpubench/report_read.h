@@ -48,6 +48,7 @@ typedef struct gb_file {
     char engine[16];          /* rank.engine, "" when absent */
     long rank;                /* rank.rank, -1 when the file has no rank object */
     long local_rank;          /* -1 when absent or null */
+    long size;                /* rank.size: ranks in the job, -1 when absent or null */
     bool has_p2p;             /* a "p2p" object, even with no pairs */
     size_t first_row, rows;   /* its rows in gb_table.rows */
     size_t first_pair, pairs; /* its pairs in gb_table.pairs */
