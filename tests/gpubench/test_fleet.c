@@ -265,7 +265,7 @@ static void local_rank_files_merge(void **state) {
         free(out);
     }
     glob_t g;
-    assert_int_equal(glob("gpubench-node_7-r[01]-*.json", 0, NULL, &g), 0);
+    assert_int_equal(glob("gpubench-node_7-l[01]-*.json", 0, NULL, &g), 0);
     assert_int_equal(g.gl_pathc, 2);
     snprintf(cmd, sizeof cmd, "%s report -o gb-local %s %s %s", GPUBENCH, g.gl_pathv[0],
              g.gl_pathv[1], g.gl_pathv[0]);
@@ -278,6 +278,48 @@ static void local_rank_files_merge(void **state) {
     globfree(&g);
     remove_results();
     remove("gb-local.md"), remove("gb-local.html"), remove("gb-local.json");
+}
+
+/* --json - keeps stdout to the JSON (the table goes to stderr); under a
+ * launcher, one --json for every rank is warned about; report's own help
+ * and its unknown options. */
+static void outputs_and_options(void **state) {
+    (void)state;
+    char cmd[1024];
+    int status = 0;
+    snprintf(cmd, sizeof cmd,
+             "SLURM_PROCID=0 SLURM_NTASKS=2 %s -b launch --reps 3 --json - 2>/dev/null", GPUBENCH);
+    char *out = xt_run_command(cmd, &status);
+    assert_non_null(out);
+    cJSON *root = cJSON_Parse(out);
+    if (status != 0 || !root) {
+        fail_msg("status %d, stdout is not JSON:\n%s", status, out);
+    }
+    cJSON_Delete(root);
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "SLURM_PROCID=0 SLURM_NTASKS=2 %s -b launch --reps 3 --json gb-one.json", GPUBENCH);
+    out = run(cmd, &status);
+    if (status != 0 || !strstr(out, "every rank writes --json gb-one.json")) {
+        fail_msg("status %d\n%s", status, out);
+    }
+    free(out);
+    remove("gb-one.json");
+    snprintf(cmd, sizeof cmd, "%s -b launch --csv - --json -", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "cannot both write to standard output"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s report --help", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "usage: gpubench report [-o PREFIX] RESULT.json..."));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s report -x a.json", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "unknown option '-x'"));
+    free(out);
 }
 
 /* Copies larger than a device's largest buffer are refused before any
@@ -340,6 +382,7 @@ int main(void) {
         cmocka_unit_test(slurm_rank_names_its_file),
         cmocka_unit_test(all_devices_and_the_p2p_matrix),
         cmocka_unit_test(local_rank_files_merge),
+        cmocka_unit_test(outputs_and_options),
         cmocka_unit_test(oversized_p2p_is_refused),
         cmocka_unit_test(direct_paths_are_labelled),
     };

@@ -118,7 +118,8 @@ int gb_check_size(const char *benches, size_t size, char *why, size_t why_size) 
         gb_selected(benches, "p2p")) {
         if (!mul(size, (size_t)4 << 20, &bytes) || bytes > limit) {
             snprintf(why, why_size,
-                     "--size %zu: %zu MiB buffers (four for stream) need more than the %zu GiB "
+                     "--size %zu: %zu MiB buffers (four for stream, two for p2p) need more than "
+                     "the %zu GiB "
                      "limit",
                      size, size, limit >> 30);
             return -1;

@@ -193,8 +193,10 @@ static void print_matrix(FILE *f, const gb_p2p *m, bool latency) {
     while (n * n < m->count) {
         n++;
     }
+    char what[32];
+    snprintf(what, sizeof what, "%zu MiB copies", m->bytes >> 20);
     fprintf(f, "\n%s (%s, %s)\n%-12s", latency ? "p2p latency, us" : "p2p bandwidth, GB/s",
-            latency ? "8-byte copies" : "MiB copies", "rows: from, columns: to", "");
+            latency ? "8-byte copies" : what, "rows: from, columns: to", "");
     for (uint32_t t = 0; t < n; t++) {
         fprintf(f, " %14s", m->pairs[t].dst);
     }

@@ -43,8 +43,11 @@ static const char usage[] =
     "  --size N      one size: n for GEMM, MiB for the others\n"
     "  --reps N      fixed repetitions instead of a time budget\n"
     "  --time S      seconds of timed repetitions per case (default 0.2)\n"
-    "  --csv FILE    results as CSV ('-' for standard output)\n"
-    "  --json FILE   results as JSON (schema xgpu.gpubench/1, with gpuinfo's JSON)\n"
+    "  --csv FILE    results as CSV ('-' for standard output: the table then goes\n"
+    "                to standard error)\n"
+    "  --json FILE   results as JSON (schema xgpu.gpubench/1, with gpuinfo's JSON;\n"
+    "                '-' as for --csv). Under a launcher every rank writes FILE:\n"
+    "                leave it out to get one file per rank\n"
     "\n"
     "Methodology: a warm-up run first (its time, builds included, is reported as\n"
     "first_s), then repetitions timed with device events; median, min, max and\n"
@@ -57,12 +60,18 @@ static const char usage[] =
     "LOCAL_RANK), a process with a local rank and no -d or --all-devices takes the\n"
     "node's device (local rank mod the node's devices; a launcher that binds one GPU\n"
     "per task through CUDA_VISIBLE_DEVICES leaves one). Without --json, results go to\n"
-    "gpubench-HOST-rRANK-UUID.json (UUID \"node\" for several devices); 'gpubench\n"
-    "report' merges the files and names stragglers (examples/fleet/README.md).\n"
+    "gpubench-HOST-rRANK-UUID.json (lRANK for a local rank alone; the device's path\n"
+    "without a UUID, \"node\" for several devices); 'gpubench report' merges the\n"
+    "files and names stragglers (examples/fleet/README.md).\n"
+    "\n"
+    "Each timed case records the device's telemetry (NVML or ROCm SMI; the host\n"
+    "CPU's clock where neither serves it); a row taken while a thermal or power\n"
+    "reason fired, or the SM clock fell below XGPU_THROTTLE_CLOCK_FRACTION (0.75)\n"
+    "of its maximum, ends in THROTTLED.\n"
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
-    "ran, or -d matched none), 2 on usage errors (a -d that does not parse) or\n"
-    "unreadable report input.\n";
+    "ran, or -d matched none), 2 on usage errors (a -d that does not parse) before\n"
+    "anything runs. gpubench report --help and gpubench tune --help say theirs.\n";
 
 int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
@@ -179,6 +188,10 @@ static int parse_args(int argc, char **argv, gb_options *o) {
             return 2;
         }
     }
+    if (o->csv && o->json && !strcmp(o->csv, "-") && !strcmp(o->json, "-")) {
+        fprintf(stderr, "gpubench: --csv - and --json - cannot both write to standard output\n");
+        return 2;
+    }
     char why[1024];
     if (gb_check_benches(o->benches, why, sizeof why) != 0 ||
         gb_check_dtypes(o->dtypes, why, sizeof why) != 0 ||
@@ -221,6 +234,12 @@ static void take_rank(gb_options *o, xgpu_device **run, uint32_t *nrun, char *js
                 *nrun);
         *nrun = 1;
     }
+    if (o->json && r->size != 1) {
+        fprintf(stderr,
+                "gpubench: warning: every rank writes --json %s (the last one wins); leave "
+                "--json out for a file per rank\n",
+                o->json);
+    }
     if (o->json || !*nrun) {
         return;
     }
@@ -237,29 +256,36 @@ static void take_rank(gb_options *o, xgpu_device **run, uint32_t *nrun, char *js
     char cwd[PATH_MAX], host[128], uuid[64];
     gb_file_part(gb_host_name(), host, sizeof host);
     gb_file_part(id, uuid, sizeof uuid);
-    snprintf(json, json_size, "%s/gpubench-%s-r%d-%s.json", getcwd(cwd, sizeof cwd) ? cwd : ".",
-             host, r->rank >= 0 ? r->rank : r->local_rank, uuid);
+    /* A local rank alone ("l3") must not take a global rank's name. */
+    snprintf(json, json_size, "%s/gpubench-%s-%s%d-%s.json", getcwd(cwd, sizeof cwd) ? cwd : ".",
+             host, r->rank >= 0 ? "r" : "l", r->rank >= 0 ? r->rank : r->local_rank, uuid);
     o->json = json;
     fprintf(stderr, "gpubench: results to %s\n", json);
 }
 
-/* The table and the one-line summary on stdout; returns how many rows
+/* The table and the one-line summary on `out` (stdout, or stderr when
+ * --csv or --json writes to stdout); returns how many rows and p2p pairs
  * failed verification (a row that could not run is unverified). */
-static int print_results(const gb_env *env, double t0) {
+static int print_results(FILE *out, const gb_env *env, double t0) {
     if (env->progress) {
         fputs("\r\033[K", stderr);
     }
-    gb_print_table(stdout, env->results, env->count);
-    int p2p_failed = gb_print_p2p(stdout, env->p2p) + env->p2p_failed;
+    gb_print_table(out, env->results, env->count);
+    int p2p_failed = gb_print_p2p(out, env->p2p) + env->p2p_failed;
     double first = 0;
     int failed = 0;
     for (size_t i = 0; i < env->count; i++) {
         first += env->results[i].first_s;
         failed += !env->results[i].verified;
     }
-    printf("\n%zu results, %d failed verification; %.1f s in all, %.1f s of it in first runs "
-           "(builds, first launches)\n",
-           env->count, failed + p2p_failed, gb_now() - t0, first);
+    char pairs[64] = "";
+    if (env->p2p && env->p2p->count) {
+        snprintf(pairs, sizeof pairs, " and %zu p2p pair(s)", env->p2p->count);
+    }
+    fprintf(out,
+            "\n%zu results%s, %d failed verification; %.1f s in all, %.1f s of it in first runs "
+            "(builds, first launches)\n",
+            env->count, pairs, failed + p2p_failed, gb_now() - t0, first);
     return failed + p2p_failed;
 }
 
@@ -350,7 +376,9 @@ int main(int argc, char **argv) {
     if (gb_selected(o.benches, "gemm") && gb_selected(o.dtypes, "f32")) {
         gb_bench_openblas(&env); /* the CPU baseline beside any device */
     }
-    int failed = print_results(&env, t0);
+    /* A machine-readable output on stdout keeps stdout to itself. */
+    bool to_stdout = (o.csv && !strcmp(o.csv, "-")) || (o.json && !strcmp(o.json, "-"));
+    int failed = print_results(to_stdout ? stderr : stdout, &env, t0);
     if (!ran) {
         fprintf(stderr, "gpubench: no device ran%s; see gpuinfo\n",
                 o.selector ? " for that selector" : "");
