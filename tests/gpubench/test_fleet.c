@@ -310,6 +310,11 @@ static void outputs_and_options(void **state) {
     assert_int_equal(status, 2);
     assert_non_null(strstr(out, "cannot both write to standard output"));
     free(out);
+    snprintf(cmd, sizeof cmd, "%s -b gemm --dtype i32", GPUBENCH);
+    out = run(cmd, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(out, "--dtype i32: none of these element types is run"));
+    free(out);
     snprintf(cmd, sizeof cmd, "%s report --help", GPUBENCH);
     out = run(cmd, &status);
     assert_int_equal(status, 0);

@@ -65,6 +65,32 @@ int gb_check_dtypes(const char *list, char *why, size_t why_size) {
                       "f32, f64, f16, i32", why, why_size);
 }
 
+int gb_check_dtype_use(const char *benches, const char *dtypes, char *why, size_t why_size) {
+    /* What each benchmark runs; the others (transfer, launch, p2p) take
+     * no element type. */
+    static const struct {
+        const char *bench, *types[3];
+    } uses[] = {{"gemm", {"f32", "f64", "f16"}},
+                {"reduce", {"f32", "f64", "i32"}},
+                {"stream", {"f32", NULL, NULL}}};
+    if (!dtypes || gb_selected(benches, "transfer") || gb_selected(benches, "launch") ||
+        (benches && gb_selected(benches, "p2p"))) {
+        return 0;
+    }
+    for (size_t b = 0; b < sizeof uses / sizeof uses[0]; b++) {
+        for (size_t t = 0; gb_selected(benches, uses[b].bench) && t < 3 && uses[b].types[t]; t++) {
+            if (gb_selected(dtypes, uses[b].types[t])) {
+                return 0;
+            }
+        }
+    }
+    snprintf(why, why_size,
+             "--dtype %s: none of these element types is run by the chosen benchmarks (gemm "
+             "runs f32, f64, f16; reduce f32, f64, i32; stream f32)",
+             dtypes);
+    return -1;
+}
+
 int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size) {
     /* strtoull alone takes "-1" as ULLONG_MAX and skips leading blanks. */
     bool digits = *text != '\0';

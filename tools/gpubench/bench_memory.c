@@ -396,6 +396,9 @@ static void stream_check(gb_env *env, gb_result *r, const stream_case *s, size_t
 }
 
 void gb_bench_stream(gb_env *env) {
+    if (!gb_selected(env->opt->dtypes, "f32")) {
+        return; /* the stream kernels run f32 only */
+    }
     size_t n = env->opt->size ? (size_t)(env->opt->size * MIB / 4)
                               : (env->opt->full ? (size_t)1 << 26 : (size_t)1 << 24);
     double bytes = (double)n * 4;

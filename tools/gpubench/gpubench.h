@@ -163,6 +163,9 @@ bool gb_selected(const char *list, const char *bench); /* list NULL: all */
 int gb_check_benches(const char *list, char *why, size_t why_size);
 /* --dtype: f32, f64, f16 (GEMM), i32 (reductions). */
 int gb_check_dtypes(const char *list, char *why, size_t why_size);
+/* Whether --dtype keeps anything the chosen benchmarks run (a list that
+ * leaves them nothing to do is a usage error). */
+int gb_check_dtype_use(const char *benches, const char *dtypes, char *why, size_t why_size);
 /* A positive decimal number that fits a size_t: no sign, blank or suffix. */
 int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size);
 /* Whether the buffers `size` asks of the selected benchmarks fit a size_t

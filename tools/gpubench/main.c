@@ -32,8 +32,9 @@ static const char usage[] =
     "                in xgpu.h); each matching device once, in gpuinfo's order\n"
     "  --dtype LIST  element types, comma-separated: f32,f64,f16 for GEMM (the\n"
     "                vendor BLAS runs f32 and f64, OpenBLAS f32), f32,f64,i32 for the\n"
-    "                reductions (the device-to-device copy runs with f32);\n"
-    "                default: all\n"
+    "                reductions (the device-to-device copy runs with f32), f32 for\n"
+    "                stream; a list none of the chosen benchmarks runs is a usage\n"
+    "                error; default: all\n"
     "  --all-devices every device of the node at the same time, a thread and a\n"
     "                context each (one path per GPU, GPUs only when there are any;\n"
     "                with -d: the selected devices), then the p2p matrix: copy\n"
@@ -195,6 +196,7 @@ static int parse_args(int argc, char **argv, gb_options *o) {
     char why[1024];
     if (gb_check_benches(o->benches, why, sizeof why) != 0 ||
         gb_check_dtypes(o->dtypes, why, sizeof why) != 0 ||
+        gb_check_dtype_use(o->benches, o->dtypes, why, sizeof why) != 0 ||
         (o->size && gb_check_size(o->benches, o->size, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s\n", why);
         return 2;
