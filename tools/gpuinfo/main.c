@@ -104,6 +104,10 @@ int main(int argc, char **argv) {
                 return 2;
             }
             selector = argv[++i];
+        } else if (!strcmp(a, "-i") || !strcmp(a, "--count") || !strcmp(a, "--csv") ||
+                   !strcmp(a, "--jsonl")) {
+            fprintf(stderr, "gpuinfo: %s is an option of --watch (gpuinfo --watch %s ...)\n", a, a);
+            return 2;
         } else {
             fprintf(stderr, "gpuinfo: unknown option '%s'\n\n%s", a, usage);
             return 2;

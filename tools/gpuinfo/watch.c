@@ -228,6 +228,7 @@ int gi_watch(int argc, char **argv) {
     }
     if (!n) {
         fprintf(stderr, "gpuinfo: no device to watch\n");
+        gi_print_backends(stderr); /* why each backend has none */
         free(all);
         return 1;
     }
