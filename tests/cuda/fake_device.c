@@ -173,6 +173,11 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
     return OK;
 }
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t size) {
+    /* FAKE_CUDA_OOM_DEVICE=N: device N has no memory to give. */
+    const char *oom = getenv("FAKE_CUDA_OOM_DEVICE");
+    if (oom && *oom && (int *)current - contexts == atoi(oom)) {
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
     void *p = calloc(1, size);
     *ptr = (CUdeviceptr)(uintptr_t)p;
     return p ? OK : 2; /* CUDA_ERROR_OUT_OF_MEMORY */

@@ -380,6 +380,44 @@ static void direct_paths_are_labelled(void **state) {
 #endif
 }
 
+/* A device that cannot take the p2p buffers fails its own row and column;
+ * the other pairs still run and verify, and the run exits 1. */
+static void one_device_short_of_memory(void **state) {
+    (void)state;
+#if defined(FAKE_CUDA)
+    char cmd[2048];
+    int status = 0;
+    remove("gb-oom-p2p.json");
+    snprintf(cmd, sizeof cmd,
+             "FAKE_CUDA_OOM_DEVICE=1 %s %s --all-devices -b p2p --size 2 --reps 3 "
+             "--json gb-oom-p2p.json",
+             FAKE_CUDA, GPUBENCH);
+    char *out = run(cmd, &status);
+    if (status != 1 || !strstr(out, "gpubench: p2p: cuda:1:")) {
+        fail_msg("status %d\n%s", status, out);
+    }
+    free(out);
+    char *text = xt_read_file("gb-oom-p2p.json", NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "p2p"), "pairs");
+    assert_int_equal(cJSON_GetArraySize(pairs), 9);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pairs) {
+        bool involved = !strcmp(cJSON_GetObjectItem(p, "src")->valuestring, "cuda:1") ||
+                        !strcmp(cJSON_GetObjectItem(p, "dst")->valuestring, "cuda:1");
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(p, "verified")), !involved);
+        assert_int_equal(cJSON_IsNumber(cJSON_GetObjectItem(p, "gbs")), !involved);
+    }
+    cJSON_Delete(root);
+    free(text);
+    remove("gb-oom-p2p.json");
+#else
+    skip();
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_engine_maps_to_its_rank),
@@ -390,6 +428,7 @@ int main(void) {
         cmocka_unit_test(outputs_and_options),
         cmocka_unit_test(oversized_p2p_is_refused),
         cmocka_unit_test(direct_paths_are_labelled),
+        cmocka_unit_test(one_device_short_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

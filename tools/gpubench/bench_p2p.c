@@ -19,6 +19,7 @@ typedef struct p2p_dev {
     xgpu_queue *queue;
     xgpu_buffer *big, *small; /* source side and destination side alike */
     xgpu_buffer *big_dst, *small_dst;
+    bool ok; /* set up: its pairs can run */
 } p2p_dev;
 
 typedef struct copy_arg {
@@ -131,14 +132,14 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     for (size_t i = 0; i < bytes / 4; i++) {
         pattern[i] = gb_rand(&seed);
     }
-    bool ready = true;
-    for (uint32_t i = 0; i < n && ready; i++) {
-        ready = setup_dev(&d[i], devs[i], bytes, pattern) == 0;
+    /* A device that cannot take the buffers fails its own row and column
+     * only (said on stderr once). */
+    for (uint32_t i = 0; i < n; i++) {
+        d[i].ok = setup_dev(&d[i], devs[i], bytes, pattern) == 0;
     }
-    into->p2p_failed = !ready;
     m->pairs = pairs;
     m->bytes = bytes;
-    for (uint32_t s = 0; ready && s < n; s++) {
+    for (uint32_t s = 0; s < n; s++) {
         for (uint32_t t = 0; t < n; t++) {
             gb_p2p_pair *p = &pairs[m->count++];
             snprintf(p->src, sizeof p->src, "%s", d[s].path);
@@ -148,6 +149,14 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
             p->gbs = p->latency_us = -1;
             if (into->progress) {
                 fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
+            }
+            if (!d[s].ok || !d[t].ok) {
+                xgpu_peer_path way = XGPU_PEER_STAGED;
+                xgpu_device_peer_path(devs[s], devs[t], &way);
+                snprintf(p->path, sizeof p->path, "%s",
+                         s == t ? "local" : (way == XGPU_PEER_DIRECT ? "direct" : "staged"));
+                p->verified = false;
+                continue;
             }
             copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
             copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
