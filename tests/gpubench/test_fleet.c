@@ -342,28 +342,42 @@ static void oversized_p2p_is_refused(void **state) {
     free(out);
 }
 
-/* Three fake CUDA devices that are each other's peers: every pair direct,
- * and the copies checked like any other. */
-static void direct_paths_are_labelled(void **state) {
-    (void)state;
 #if defined(FAKE_CUDA)
+/* gpubench --all-devices -b p2p on three fake CUDA devices (after `env`),
+ * which must exit `want`, say `says` and not `never` (NULL: anything); the
+ * file's nine pairs, parsed (*root to cJSON_Delete). */
+static const cJSON *fake_p2p(const char *env, int want, const char *says, const char *never,
+                             cJSON **root) {
     char cmd[2048];
     int status = 0;
     remove("gb-fake-p2p.json");
     snprintf(cmd, sizeof cmd,
-             "%s %s --all-devices -b p2p --size 2 --reps 3 --json gb-fake-p2p.json", FAKE_CUDA,
-             GPUBENCH);
+             "%s %s %s --all-devices -b p2p --size 2 --reps 3 --json gb-fake-p2p.json", env,
+             FAKE_CUDA, GPUBENCH);
     char *out = run(cmd, &status);
-    if (status != 0 || !strstr(out, "--all-devices: 3 devices at once") || strstr(out, "staged)")) {
+    if (status != want || !strstr(out, says) || (never && strstr(out, never))) {
         fail_msg("status %d\n%s", status, out);
     }
     free(out);
     char *text = xt_read_file("gb-fake-p2p.json", NULL);
     assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    assert_non_null(root);
-    const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "p2p"), "pairs");
+    *root = cJSON_Parse(text);
+    free(text);
+    remove("gb-fake-p2p.json");
+    assert_non_null(*root);
+    const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(*root, "p2p"), "pairs");
     assert_int_equal(cJSON_GetArraySize(pairs), 9);
+    return pairs;
+}
+#endif
+
+/* Three fake CUDA devices that are each other's peers: every pair direct,
+ * and the copies checked like any other. */
+static void direct_paths_are_labelled(void **state) {
+    (void)state;
+#if defined(FAKE_CUDA)
+    cJSON *root = NULL;
+    const cJSON *pairs = fake_p2p("", 0, "--all-devices: 3 devices at once", "staged)", &root);
     const cJSON *p;
     cJSON_ArrayForEach(p, pairs) {
         bool diagonal = !strcmp(cJSON_GetObjectItem(p, "src")->valuestring,
@@ -373,8 +387,6 @@ static void direct_paths_are_labelled(void **state) {
         assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "verified")));
     }
     cJSON_Delete(root);
-    free(text);
-    remove("gb-fake-p2p.json");
 #else
     skip();
 #endif
@@ -385,24 +397,9 @@ static void direct_paths_are_labelled(void **state) {
 static void one_device_short_of_memory(void **state) {
     (void)state;
 #if defined(FAKE_CUDA)
-    char cmd[2048];
-    int status = 0;
-    remove("gb-oom-p2p.json");
-    snprintf(cmd, sizeof cmd,
-             "FAKE_CUDA_OOM_DEVICE=1 %s %s --all-devices -b p2p --size 2 --reps 3 "
-             "--json gb-oom-p2p.json",
-             FAKE_CUDA, GPUBENCH);
-    char *out = run(cmd, &status);
-    if (status != 1 || !strstr(out, "gpubench: p2p: cuda:1:")) {
-        fail_msg("status %d\n%s", status, out);
-    }
-    free(out);
-    char *text = xt_read_file("gb-oom-p2p.json", NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    assert_non_null(root);
-    const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "p2p"), "pairs");
-    assert_int_equal(cJSON_GetArraySize(pairs), 9);
+    cJSON *root = NULL;
+    const cJSON *pairs =
+        fake_p2p("FAKE_CUDA_OOM_DEVICE=1", 1, "gpubench: p2p: cuda:1:", NULL, &root);
     const cJSON *p;
     cJSON_ArrayForEach(p, pairs) {
         bool involved = !strcmp(cJSON_GetObjectItem(p, "src")->valuestring, "cuda:1") ||
@@ -411,8 +408,6 @@ static void one_device_short_of_memory(void **state) {
         assert_int_equal(cJSON_IsNumber(cJSON_GetObjectItem(p, "gbs")), !involved);
     }
     cJSON_Delete(root);
-    free(text);
-    remove("gb-oom-p2p.json");
 #else
     skip();
 #endif

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "xt_file.h"
+#include "fake_nvml_values.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -30,14 +31,7 @@ static void fake_env(void) {
     setenv("XGPU_NVML_LIBRARY", FAKE_NVML_DIR "/full/libnvidia-ml.so.1", 1);
     setenv("XGPU_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
     setenv("XGPU_TELEMETRY_MATCH", "index:0", 1);
-    setenv("FAKE_NVML_SM", "1410", 1);
-    setenv("FAKE_NVML_SM_MAX", "1980", 1);
-    setenv("FAKE_NVML_MEM", "2619", 1);
-    setenv("FAKE_NVML_POWER_MW", "250500", 1);
-    setenv("FAKE_NVML_LIMIT_MW", "700000", 1);
-    setenv("FAKE_NVML_TEMP", "61", 1);
-    setenv("FAKE_NVML_UTIL", "87", 1);
-    setenv("FAKE_NVML_MEM_USED", "3221225472", 1);
+    fake_nvml_values();
     setenv("FAKE_NVML_REASONS", "0x24", 1); /* sw_power_cap, sw_thermal */
 }
 

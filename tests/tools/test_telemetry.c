@@ -10,6 +10,7 @@
  *                                   reason; exit 77 (skip) without it */
 #define _GNU_SOURCE
 #include "telemetry.h"
+#include "fake_nvml_values.h"
 #include "xt_tree.h"
 
 #include <cjson/cJSON.h>
@@ -59,17 +60,6 @@ static int reset(void **state) {
     return 0;
 }
 
-static void set_nvml_values(void) {
-    setenv("FAKE_NVML_SM", "1410", 1);
-    setenv("FAKE_NVML_SM_MAX", "1980", 1);
-    setenv("FAKE_NVML_MEM", "2619", 1);
-    setenv("FAKE_NVML_POWER_MW", "250500", 1);
-    setenv("FAKE_NVML_LIMIT_MW", "700000", 1);
-    setenv("FAKE_NVML_TEMP", "61", 1);
-    setenv("FAKE_NVML_UTIL", "87", 1);
-    setenv("FAKE_NVML_MEM_USED", "3221225472", 1); /* 3 GiB */
-}
-
 static void assert_near(double got, double want) {
     if (isnan(got) || fabs(got - want) > 1e-9 * fmax(1, fabs(want))) {
         fail_msg("got %.9g, want %.9g", got, want);
@@ -110,7 +100,7 @@ static void every_reason_bit_has_its_name(void **state) {
 static void nvml_every_value(void **state) {
     (void)state;
     use_nvml("full");
-    set_nvml_values();
+    fake_nvml_values();
     setenv("FAKE_NVML_REASONS", "0x1", 1);
     gt_device *d = gt_open_ids("0000:01:00.0", NULL, "cuda:0");
     assert_non_null(d);
@@ -158,7 +148,7 @@ static void nvml_other_device_is_not_served(void **state) {
 static void nvml_lacking_optional_symbols_gives_null(void **state) {
     (void)state;
     use_nvml("partial");
-    set_nvml_values();
+    fake_nvml_values();
     setenv("FAKE_NVML_REASONS", "0x20", 1); /* through the older function name */
     gt_device *d = gt_open_ids("0000:01:00.0", NULL, "cuda:0");
     assert_int_equal(gt_device_source(d), GT_SOURCE_NVML);
@@ -355,7 +345,7 @@ static void host_clock_from_sysfs_then_cpuinfo_then_none(void **state) {
 static void sampler_keeps_start_stop_and_thread_samples(void **state) {
     (void)state;
     use_nvml("full");
-    set_nvml_values();
+    fake_nvml_values();
     setenv("FAKE_NVML_SM", "1900", 1);
     gt_device *d = gt_open_ids("0000:01:00.0", NULL, "cuda:0");
     assert_int_equal(gt_start(d), 0);
