@@ -1,7 +1,7 @@
 /* Finding the built-in code of a library kernel: the same key at build
  * time (the embed tools) and at run time (the plugins). */
 #include "embedded.h"
-#include "sha256.h"
+#include "support.h"
 #include "xgpu_backend.h"
 
 #include <stdio.h>

@@ -6,7 +6,8 @@
  * build. */
 #include "cuda_internal.h"
 #include "embedded.h"
-#include "internal.h"
+#include "core_int.h"
+#include "lib.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,8 @@
  * is empty and says why. A variant that does not compile fails the build. */
 #define _GNU_SOURCE
 #include "embedded.h"
-#include "internal.h"
+#include "core_int.h"
+#include "lib.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #else
 #include "hip_internal.h"
 #endif
-#include "internal.h"
+#include "core_int.h"
 #include "xt_tree.h"
 
 #include <dlfcn.h>

@@ -11,7 +11,8 @@
 #define _GNU_SOURCE
 #include "cuda_internal.h"
 #include "hip_internal.h"
-#include "internal.h"
+#include "core_int.h"
+#include "lib.h"
 #include "xt_file.h"
 
 #include <assert.h>

@@ -5,7 +5,8 @@
  * XGPU_NVRTC=none hiding NVRTC. */
 #define _GNU_SOURCE
 #include "embedded.h"
-#include "internal.h"
+#include "core_int.h"
+#include "lib.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

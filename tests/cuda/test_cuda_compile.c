@@ -4,7 +4,7 @@
  * clear error when it is older than NVRTC supports. Skips (exit 77) when
  * NVRTC is not installed. */
 #include "cuda_internal.h"
-#include "internal.h"
+#include "core_int.h"
 #include "dialect_kernels.h"
 
 #include <setjmp.h>

@@ -7,7 +7,7 @@
  * folder; without one that test is skipped. */
 #define _GNU_SOURCE
 #include "cuda_internal.h"
-#include "internal.h"
+#include "core_int.h"
 #include "xt_tree.h"
 
 #include <glob.h>

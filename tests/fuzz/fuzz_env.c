@@ -5,7 +5,7 @@
  * three. Beyond memory errors, each answer is checked against a plain
  * reading of the documented grammar, and what is accepted must read back
  * the same when written out. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

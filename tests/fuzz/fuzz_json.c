@@ -3,7 +3,7 @@
  * sees one byte too far), never overflows its stack, and what it accepts
  * is a well-formed tree: every string terminated, members named, and
  * strings no longer than the text they came from. */
-#include "json.h"
+#include "support.h"
 
 #include <stdint.h>
 #include <stdlib.h>

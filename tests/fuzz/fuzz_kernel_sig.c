@@ -6,7 +6,7 @@
  * checks what launch relies on: every parameter read has a name, a kind,
  * and a size and class that fit its kind; nothing is left to free when
  * no kernel is found. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * message on failure and a zeroed result; on success one term per comma
  * plus one, and a list that reads back the same when written out, term by
  * term and whole. */
-#include "internal.h"
+#include "support.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,8 @@
  * architecture the build promises. (Loading them needs an AMD GPU, which
  * CI does not have.) Skipped when the build had no hipcc. */
 #include "embedded.h"
-#include "internal.h"
+#include "core_int.h"
+#include "lib.h"
 
 #include <stdio.h>
 #include <stdlib.h>

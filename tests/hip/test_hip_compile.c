@@ -5,7 +5,7 @@
  * process survives. Skips (exit 77) without a HIP runtime. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hip_internal.h"
-#include "internal.h"
+#include "core_int.h"
 #include "dialect_kernels.h"
 
 #include <setjmp.h>

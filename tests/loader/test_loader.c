@@ -1,6 +1,6 @@
 /* Loader: discovery, negotiation and every failure mode, with stub plugins. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "core_int.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

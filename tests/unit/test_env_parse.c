@@ -1,6 +1,6 @@
 /* The XGPU_* value parsers: a value is read whole or refused with a reason,
  * never half-read. */
-#include "internal.h"
+#include "support.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* The status table and the thread-local last error. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

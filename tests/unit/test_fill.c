@@ -2,7 +2,7 @@
  * written from the host, then doubled by device copies, so host memory
  * stays bounded whatever the fill's size. Checked with a fake backend
  * whose "device" is host memory. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* The persistent kernel cache's own parts: SHA-256, keys, entries that are
  * whole or refused, eviction, the folder's checks, the file size limit. */
 #define _GNU_SOURCE
+#include "core_int.h"
 #include "kcache.h"
 
 #include <setjmp.h>

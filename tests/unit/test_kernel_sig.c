@@ -1,5 +1,5 @@
 /* Reading kernel signatures from dialect source. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

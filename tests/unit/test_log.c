@@ -1,5 +1,5 @@
 /* XGPU_LOG's levels: only the documented words turn the log on. */
-#include "internal.h"
+#include "core_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

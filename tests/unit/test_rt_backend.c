@@ -3,7 +3,7 @@
  * asks of the vendor for each hook, and what it hands back. */
 #include "rt_backend.h"
 
-#include "internal.h"
+#include "core_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

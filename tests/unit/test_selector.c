@@ -1,7 +1,7 @@
 /* Parsing device selectors, without a registry: every term kind, lists,
  * blanks, and the errors. Resolution is tested against stub backends in
  * tests/loader and against the real registry in tests/conformance. */
-#include "internal.h"
+#include "support.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

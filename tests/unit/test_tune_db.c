@@ -2,9 +2,8 @@
  * text, damaged and unknown entries, the fallback order, versions, and
  * concurrent writers. */
 #define _GNU_SOURCE
-#include "internal.h"
-#include "json.h"
-#include "tune.h"
+#include "core_int.h"
+#include "tunedb_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

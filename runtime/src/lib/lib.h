@@ -1,0 +1,42 @@
+/* runtime/src/lib: the kernel library (xgpu_gemm, xgpu_reduce,
+ * xgpu_stream) over the shared kernels of kernels/. What tune/, the
+ * compile-matrix test and the plugins' embed tools may call; this layer
+ * sees tunedb.h, core.h and support.h. */
+#ifndef XGPU_LIB_H
+#define XGPU_LIB_H
+
+#include "tunedb.h"
+#include "xgpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The parameters a library call of the context makes (xgpu__tune_choose
+ * over the context's remembered choices): what xgpu_tune_lookup reports. */
+xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                             xgpu__tune_class cls, xgpu__tune_choice *out);
+
+/* xgpu_reduce and xgpu_stream with the given tuning values instead of the
+ * database's (NULL: as the public calls); messages begin with `func`, the
+ * public function the caller implements. */
+xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
+                             xgpu_dtype dtype, xgpu_buffer *in, size_t offset, size_t n,
+                             xgpu_buffer *out, size_t out_offset, const xgpu__tune_values *forced,
+                             xgpu_event **event);
+xgpu_status xgpu__stream_run(const char *func, xgpu_queue *queue, xgpu_stream_op op,
+                             xgpu_dtype dtype, xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c,
+                             double scalar, size_t n, xgpu_buffer *out,
+                             const xgpu__tune_values *forced, xgpu_event **event);
+
+/* ---- variants.c ---- */
+typedef struct xgpu__lib_variant {
+    const char *name;   /* "gemm", "reduce", "stream" */
+    const char *source; /* one of the embedded kernel sources */
+    char options[256];
+} xgpu__lib_variant;
+/* The kernel builds the library routines make on a CPU or a GPU device
+ * with the default parameters (the GPU ones with groups of 256), each
+ * once. Writes at most `max`; returns how many there are. */
+size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max);
+
+#endif /* XGPU_LIB_H */

@@ -1,0 +1,165 @@
+/* GEMM's launch parameters: the built-in defaults per device class, the
+ * check that a set suits the kernel and the device, XGPU_GEMM_PARAMS, and
+ * xgpu_gemm_default_params. */
+#include "tunedb_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CPU devices load GEMM operands one element at a time: the CPU defaults
+ * below were measured that way on pocl. */
+#define CPU_VW 1
+
+/* Defaults per device class, measured rather than guessed: on pocl (2
+ * cores, AVX-512) 128x128x16 tiles with 32x8 per work-item ran 2.4x faster
+ * than 64x64x16 with 4x4; GPUs want 256 work-items with 8x8 (fp32) or 4x4
+ * (fp64) each. */
+static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8, CPU_VW, 0};
+static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8, 1, 0};
+static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, 0};
+static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, 0};
+/* For devices whose groups or local memory are too small for the above. */
+static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1, 0};
+
+/* The vector width the kernel is built with: f16 loads stay scalar, f64
+ * vectors hold two. */
+uint32_t xgpu__gemm_vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p) {
+    uint32_t vw = p->vector_width ? p->vector_width : 1;
+    if (dtype == XGPU_F16) {
+        return 1;
+    }
+    if (dtype == XGPU_F64 && vw > 2) {
+        return 2;
+    }
+    return vw;
+}
+
+size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max) {
+    const xgpu_gemm_params *sets[2] = {cpu ? (dtype == XGPU_F64 ? &cpu_params_f64 : &cpu_params)
+                                           : (dtype == XGPU_F64 ? &gpu_params_f64 : &gpu_params),
+                                       &small_params};
+    size_t n = 0;
+    for (size_t i = 0; i < 2 && n < max; i++) {
+        out[n++] = *sets[i];
+    }
+    return n;
+}
+
+/* `who` starts each message: the API function, and the variable when the
+ * parameters came from it. */
+xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                    size_t elem, const char *who) {
+    const uint32_t fields[] = {p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (fields[i] > XGPU__GEMM_PARAM_MAX) {
+            return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                              "%s: params %u,%u,%u,%u,%u: each must be 1..%d", who, p->tile_m,
+                              p->tile_n, p->tile_k, p->work_m, p->work_n, XGPU__GEMM_PARAM_MAX);
+        }
+    }
+    if (!p->tile_m || !p->tile_n || !p->tile_k || !p->work_m || !p->work_n ||
+        p->tile_m % p->work_m || p->tile_n % p->work_n) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: params %u,%u,%u,%u,%u: tiles must be multiples of the work per "
+                          "item, none zero",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
+    }
+    if (p->contiguous > 1) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: contiguous %u is not 0 or 1", who,
+                          p->contiguous);
+    }
+    uint32_t vw = p->vector_width ? p->vector_width : 1;
+    if (vw != 1 && vw != 2 && vw != 4) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: vector_width %u is not 1, 2 or 4", who,
+                          vw);
+    }
+    uint64_t threads = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
+    if ((uint64_t)p->tile_m * p->tile_k % (threads * vw) ||
+        (uint64_t)p->tile_k * p->tile_n % (threads * vw) || p->tile_m % vw || p->tile_n % vw ||
+        p->tile_k % vw) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: params %u,%u,%u,%u,%u,%u: the group of %llu work-items times "
+                          "the vector width must divide both tiles (%u and %u elements), and "
+                          "the tiles' sides the vector width",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw,
+                          (unsigned long long)threads, (unsigned)(p->tile_m * p->tile_k),
+                          (unsigned)(p->tile_k * p->tile_n));
+    }
+    /* The tiles are fixed-size local arrays: the static limit applies. */
+    uint64_t local = (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
+    uint64_t local_max =
+        info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
+    if ((info->max_group_size && threads > info->max_group_size) ||
+        (local_max && local > local_max)) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: params %u,%u,%u,%u,%u need %llu work-items and %llu bytes of "
+                          "local memory; the device allows %llu and %llu",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                          (unsigned long long)threads, (unsigned long long)local,
+                          (unsigned long long)info->max_group_size, (unsigned long long)local_max);
+    }
+    return XGPU_SUCCESS;
+}
+
+/* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
+ * or as the tuning database and xgpu_tune_lookup spell them
+ * ("tm=128,tn=128,tk=16,wm=32,wn=8,vw=1,contig=1", every field). *found
+ * is false when it is unset; a malformed value is an error naming the
+ * variable, never half-read. */
+xgpu_status xgpu__gemm_env_params(xgpu_gemm_params *p, bool *found, const char *who) {
+    const char *v = getenv("XGPU_GEMM_PARAMS");
+    *found = v != NULL;
+    char why[160];
+    if (v && strchr(v, '=')) {
+        xgpu__tune_values values;
+        if (xgpu__tune_parse(XGPU__TK_GEMM, v, &values, why, sizeof why)) {
+            *p = xgpu__tune_to_gemm(&values);
+            return XGPU_SUCCESS;
+        }
+        *found = false;
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", who, v, why);
+    }
+    if (v && !xgpu__gemm_params_parse(v, p, why, sizeof why)) {
+        *found = false;
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: XGPU_GEMM_PARAMS='%.64s' is malformed: %s", who, v, why);
+    }
+    return XGPU_SUCCESS;
+}
+
+size_t xgpu__gemm_local_elem(xgpu_dtype dtype) {
+    return dtype == XGPU_F64 ? 8 : 4; /* local memory holds fp32 for f16 */
+}
+
+xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
+                                     xgpu_gemm_params *params) {
+    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, __func__, "device");
+    if (!params) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: params is NULL", __func__);
+    }
+    bool from_env = false;
+    xgpu_status st = xgpu__gemm_env_params(params, &from_env, __func__);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    if (from_env) { /* well formed; now whether the kernel can use it */
+        return xgpu__gemm_check_params(params, xgpu__device_info(device),
+                                       xgpu__gemm_local_elem(dtype),
+                                       "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
+    }
+    xgpu__gemm_builtin(xgpu__device_info(device), dtype, params);
+    return XGPU_SUCCESS;
+}
+
+void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params) {
+    bool cpu = info->type == XGPU_DEVICE_TYPE_CPU;
+    bool f64 = dtype == XGPU_F64;
+    *params = cpu ? (f64 ? cpu_params_f64 : cpu_params) : (f64 ? gpu_params_f64 : gpu_params);
+    if (xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), "xgpu_gemm") !=
+        XGPU_SUCCESS) {
+        xgpu__clear_error();
+        *params = small_params;
+    }
+}

@@ -1,0 +1,56 @@
+/* The build options of each library kernel from its parameter values:
+ * one function per kernel source, shared by the routines (lib/), the
+ * compile-matrix test and the tables the CUDA and HIP plugins carry. */
+#include "tunedb_int.h"
+
+#include <stdio.h>
+
+void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, size_t size) {
+    snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u -DVW=%u%s",
+             dtype == XGPU_F64 ? "F64" : (dtype == XGPU_F16 ? "F16" : "F32"), p->tile_m, p->tile_n,
+             p->tile_k, p->work_m, p->work_n, xgpu__gemm_vector_width(dtype, p),
+             p->contiguous ? " -DCONTIG" : "");
+}
+
+static const char *dtype_define(xgpu_dtype dtype) {
+    switch (dtype) {
+    case XGPU_F64:
+        return "RED_F64";
+    case XGPU_I32:
+        return "RED_I32";
+    case XGPU_I64:
+        return "RED_I64";
+    default:
+        return "RED_F32";
+    }
+}
+
+static const char *op_define(xgpu_reduce_op op) {
+    switch (op) {
+    case XGPU_REDUCE_MIN:
+        return "RED_MIN";
+    case XGPU_REDUCE_MAX:
+        return "RED_MAX";
+    case XGPU_REDUCE_ARGMAX:
+        return "RED_ARGMAX";
+    default:
+        return "RED_SUM";
+    }
+}
+
+void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, const xgpu__tune_values *v,
+                          char *out, size_t size) {
+    snprintf(out, size, "-D%s -D%s -DGROUP=%u -DVEC=%u -DUNROLL=%u%s", dtype_define(dtype),
+             op_define(op), v->v[0], v->v[3], v->v[2], v->v[4] ? " -DCHUNKED" : "");
+}
+
+xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
+    return op == XGPU_REDUCE_SUM      ? XGPU__TK_SUM
+           : op == XGPU_REDUCE_ARGMAX ? XGPU__TK_ARGMAX
+                                      : XGPU__TK_MINMAX;
+}
+
+void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size) {
+    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s", dtype == XGPU_F64 ? "F64" : "F32", v->v[0],
+             v->v[2] ? " -DCHUNKED" : "");
+}

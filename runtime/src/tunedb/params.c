@@ -1,0 +1,355 @@
+/* The library kernels' tunable parameters: names, text form, built-in
+ * defaults, validity on a device, and the candidates a search tries. */
+#include "tunedb_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const gemm_fields[] = {"tm", "tn", "tk", "wm", "wn", "vw", "contig"};
+/* group: work-items per group; gpcu: groups per compute unit; unroll:
+ * loads in flight per work-item (grid stride); vec: lanes per work-item;
+ * chunked: each work-item reads one contiguous chunk (CPUs). */
+static const char *const reduce_fields[] = {"group", "gpcu", "unroll", "vec", "chunked"};
+static const char *const stream_fields[] = {"group", "gpcu", "chunked"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const xgpu__tune_kernel kernels[XGPU__TK_COUNT] = {
+    {"gemm", gemm_fields, COUNT(gemm_fields), "GFLOP/s"},
+    {"sum", reduce_fields, COUNT(reduce_fields), "GB/s"},
+    {"minmax", reduce_fields, COUNT(reduce_fields), "GB/s"},
+    {"argmax", reduce_fields, COUNT(reduce_fields), "GB/s"},
+    {"stream", stream_fields, COUNT(stream_fields), "GB/s"},
+};
+
+const xgpu__tune_kernel *xgpu__tune_kernel_get(xgpu__tune_kernel_id id) {
+    return &kernels[id];
+}
+
+int xgpu__tune_kernel_find(const char *name) {
+    for (int i = 0; i < XGPU__TK_COUNT; i++) {
+        if (name && !strcmp(kernels[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+const char *xgpu__tune_class_name(xgpu__tune_class c) {
+    return c == XGPU__TC_SMALL ? "small" : "large";
+}
+
+int xgpu__tune_class_find(const char *name) {
+    return !strcmp(name, "small") ? XGPU__TC_SMALL : (!strcmp(name, "large") ? XGPU__TC_LARGE : -1);
+}
+
+xgpu__tune_class xgpu__tune_class_of(xgpu__tune_kernel_id id, size_t work) {
+    /* GEMM: up to 512^3 multiply-adds; the others: up to 16 MiB, which a
+     * cache may hold and where launch costs still show. */
+    size_t limit = id == XGPU__TK_GEMM ? (size_t)512 * 512 * 512 : (size_t)16 << 20;
+    return work <= limit ? XGPU__TC_SMALL : XGPU__TC_LARGE;
+}
+
+void xgpu__tune_format(xgpu__tune_kernel_id id, const xgpu__tune_values *v, char *out,
+                       size_t size) {
+    const xgpu__tune_kernel *k = &kernels[id];
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < k->field_count && used < size; i++) {
+        int n = snprintf(out + used, size - used, "%s%s=%u", i ? "," : "", k->fields[i], v->v[i]);
+        if (n < 0) {
+            break;
+        }
+        used += (size_t)n;
+    }
+}
+
+bool xgpu__tune_parse(xgpu__tune_kernel_id id, const char *text, xgpu__tune_values *v, char *why,
+                      size_t why_size) {
+    const xgpu__tune_kernel *k = &kernels[id];
+    bool seen[XGPU__TUNE_FIELDS_MAX] = {false};
+    *v = (xgpu__tune_values){{0}};
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        size_t len = eq ? (size_t)(eq - p) : 0;
+        size_t f = 0;
+        while (f < k->field_count &&
+               (strlen(k->fields[f]) != len || strncmp(p, k->fields[f], len))) {
+            f++;
+        }
+        if (!eq || f == k->field_count) {
+            if (why) {
+                snprintf(why, why_size, "'%.40s': not a %s parameter", p, k->name);
+            }
+            return false;
+        }
+        p = eq + 1;
+        unsigned long value = 0;
+        const char *digits = p;
+        while (isdigit((unsigned char)*p) && value <= 65536) {
+            value = value * 10 + (unsigned long)(*p++ - '0');
+        }
+        if (p == digits || value > 65536 || (*p && *p != ',') || seen[f]) {
+            if (why) {
+                snprintf(why, why_size, "%s: %s", k->fields[f],
+                         seen[f] ? "given twice" : "not a whole number up to 65536");
+            }
+            return false;
+        }
+        seen[f] = true;
+        v->v[f] = (uint32_t)value;
+        if (*p == ',' && !*++p) {
+            if (why) {
+                snprintf(why, why_size, "it ends with a comma");
+            }
+            return false;
+        }
+    }
+    for (size_t f = 0; f < k->field_count; f++) {
+        if (!seen[f]) {
+            if (why) {
+                snprintf(why, why_size, "%s is missing", k->fields[f]);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+xgpu_gemm_params xgpu__tune_to_gemm(const xgpu__tune_values *v) {
+    return (xgpu_gemm_params){v->v[0], v->v[1], v->v[2], v->v[3], v->v[4], v->v[5], v->v[6]};
+}
+
+xgpu__tune_values xgpu__tune_from_gemm(const xgpu_gemm_params *p) {
+    return (xgpu__tune_values){{p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                                p->vector_width ? p->vector_width : 1, p->contiguous}};
+}
+
+static bool is_cpu(const xgpu_device_info *info) {
+    return info->type == XGPU_DEVICE_TYPE_CPU;
+}
+
+static uint32_t fit_group(const xgpu_device_info *info, uint32_t group) {
+    while (info->max_group_size && group > info->max_group_size && group > 1) {
+        group /= 2;
+    }
+    return group;
+}
+
+void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
+                        xgpu__tune_values *v) {
+    bool cpu = is_cpu(info);
+    *v = (xgpu__tune_values){{0}};
+    switch (id) {
+    case XGPU__TK_GEMM: {
+        xgpu_gemm_params p;
+        xgpu__gemm_builtin(info, dtype, &p);
+        *v = xgpu__tune_from_gemm(&p);
+        return;
+    }
+    case XGPU__TK_SUM:
+    case XGPU__TK_MINMAX:
+    case XGPU__TK_ARGMAX:
+        /* CPUs: one group of 4 per core, each work-item a contiguous chunk
+         * with 64 lanes; GPUs: groups of 256, 8 per compute unit, on a grid
+         * stride with XGPU__REDUCE_UNROLL_GPU loads in flight. */
+        *v = cpu ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
+                 : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 1, 0}};
+        return;
+    case XGPU__TK_STREAM:
+        *v = cpu ? (xgpu__tune_values){{fit_group(info, 64), 4, 1}}
+                 : (xgpu__tune_values){{fit_group(info, 256), 8, 0}};
+        return;
+    case XGPU__TK_COUNT:
+        break;
+    }
+}
+
+static bool say(char *why, size_t why_size, const char *text) {
+    if (why) {
+        snprintf(why, why_size, "%s", text);
+    }
+    return false;
+}
+
+static bool pow2(uint32_t x) {
+    return x && !(x & (x - 1));
+}
+
+bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
+                      const xgpu__tune_values *v, char *why, size_t why_size) {
+    if (id == XGPU__TK_GEMM) {
+        xgpu_gemm_params p = xgpu__tune_to_gemm(v);
+        size_t elem = dtype == XGPU_F64 ? 8 : 4;
+        struct xgpu__error_state *saved = xgpu__error_save();
+        xgpu_status st = xgpu__gemm_check_params(&p, info, elem, "gemm");
+        if (st != XGPU_SUCCESS && why) {
+            snprintf(why, why_size, "%s", xgpu_last_error()->message);
+        }
+        xgpu__error_restore(saved);
+        return st == XGPU_SUCCESS;
+    }
+    uint32_t group = v->v[0], gpcu = v->v[1];
+    if (!pow2(group) || (info->max_group_size && group > info->max_group_size)) {
+        return say(why, why_size, "group must be a power of two the device allows");
+    }
+    if (gpcu < 1 || gpcu > 64) {
+        return say(why, why_size, "gpcu must be 1..64");
+    }
+    if (id == XGPU__TK_STREAM) {
+        return v->v[2] <= 1 || say(why, why_size, "chunked must be 0 or 1");
+    }
+    uint32_t unroll = v->v[2], vec = v->v[3], chunked = v->v[4];
+    if (chunked > 1 || unroll < 1 || unroll > 16 || vec < 1 || vec > 256) {
+        return say(why, why_size, "unroll 1..16, vec 1..256, chunked 0 or 1");
+    }
+    if (unroll > 1 && (vec != 1 || chunked)) {
+        return say(why, why_size, "unroll > 1 needs vec 1 and the grid stride (chunked 0)");
+    }
+    /* The tree in local memory: a value and an index per work-item. */
+    uint64_t local = (uint64_t)group * 16 + 16;
+    uint64_t local_max =
+        info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
+    (void)dtype;
+    return !local_max || local <= local_max ||
+           say(why, why_size, "the group's tree does not fit local memory");
+}
+
+/* Appends the valid, new values among `list`. */
+static size_t add_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
+                        const xgpu__tune_values *list, size_t count, xgpu__tune_values *out,
+                        size_t n, size_t max) {
+    for (size_t i = 0; i < count && n < max; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < n && !dup; j++) {
+            dup = !memcmp(&out[j], &list[i], sizeof list[i]);
+        }
+        if (!dup && xgpu__tune_valid(id, dtype, info, &list[i], NULL, 0)) {
+            out[n++] = list[i];
+        }
+    }
+    return n;
+}
+
+#define V(...)                                                                                     \
+    {                                                                                              \
+        { __VA_ARGS__ }                                                                            \
+    }
+
+/* GEMM: contiguous work per item with 8 to 32 columns (a CPU's vector
+ * registers) first on CPUs; on GPUs strided work with 4x4 to 8x8 per item
+ * and 64 to 256 work-items. f64 halves the tiles' bytes. */
+static const xgpu__tune_values gemm_cpu[] = {
+    V(128, 128, 16, 32, 8, 1, 1),  V(64, 128, 16, 8, 16, 1, 1),   V(64, 64, 16, 8, 16, 1, 1),
+    V(128, 128, 16, 16, 16, 1, 1), V(64, 128, 32, 8, 32, 1, 1),   V(32, 128, 16, 4, 32, 1, 1),
+    V(128, 64, 16, 16, 16, 1, 1),  V(64, 64, 32, 16, 16, 1, 1),   V(128, 128, 8, 16, 16, 1, 1),
+    V(64, 256, 16, 8, 32, 1, 1),   V(32, 64, 16, 4, 16, 1, 1),    V(128, 128, 16, 8, 16, 4, 1),
+    V(128, 128, 32, 32, 8, 1, 1),  V(128, 128, 16, 32, 8, 1, 0),  V(96, 128, 16, 12, 16, 1, 1),
+    V(48, 64, 16, 6, 16, 1, 1),    V(256, 128, 16, 32, 16, 1, 1), V(128, 256, 16, 16, 32, 1, 1),
+};
+static const xgpu__tune_values gemm_cpu_f64[] = {
+    V(64, 64, 16, 16, 8, 1, 1),    V(64, 64, 16, 8, 8, 1, 1),   V(64, 64, 16, 16, 8, 1, 0),
+    V(32, 64, 16, 4, 8, 1, 1),     V(64, 128, 16, 8, 16, 1, 1), V(128, 64, 16, 16, 8, 1, 1),
+    V(64, 64, 32, 8, 16, 1, 1),    V(32, 32, 16, 4, 8, 1, 1),   V(48, 64, 16, 6, 8, 1, 1),
+    V(128, 128, 16, 16, 16, 1, 1),
+};
+static const xgpu__tune_values gemm_gpu[] = {
+    V(128, 128, 16, 8, 8, 4, 0),  V(64, 64, 16, 4, 4, 4, 0),   V(128, 128, 8, 8, 8, 4, 0),
+    V(128, 64, 16, 8, 4, 4, 0),   V(64, 128, 16, 4, 8, 4, 0),  V(128, 128, 32, 8, 8, 4, 0),
+    V(128, 128, 16, 8, 8, 2, 0),  V(64, 64, 32, 4, 4, 4, 0),   V(128, 256, 16, 8, 16, 4, 0),
+    V(256, 128, 16, 16, 8, 4, 0), V(64, 64, 16, 8, 8, 4, 0),   V(128, 128, 16, 16, 8, 4, 0),
+    V(32, 32, 16, 2, 2, 1, 0),    V(128, 128, 16, 8, 8, 1, 0),
+};
+static const xgpu__tune_values gemm_gpu_f64[] = {
+    V(64, 64, 16, 4, 4, 2, 0), V(64, 64, 8, 4, 4, 2, 0),  V(128, 64, 16, 8, 4, 2, 0),
+    V(64, 128, 8, 4, 8, 2, 0), V(32, 32, 16, 2, 2, 2, 0), V(128, 128, 8, 8, 8, 2, 0),
+    V(64, 64, 16, 4, 4, 1, 0),
+};
+/* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1) and may also try a
+ * grid stride; GPUs stride with 1 to 8 loads in flight. */
+static const xgpu__tune_values reduce_cpu[] = {
+    V(4, 1, 1, 64, 1), V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
+    V(8, 1, 1, 64, 1), V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
+    V(4, 4, 1, 64, 1), V(1, 4, 1, 64, 1),  V(4, 1, 1, 16, 1),  V(1, 1, 1, 256, 1),
+    V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0),
+};
+static const xgpu__tune_values reduce_gpu[] = {
+    V(256, 8, 4, 1, 0), V(256, 8, 8, 1, 0),  V(256, 16, 4, 1, 0), V(512, 8, 4, 1, 0),
+    V(256, 8, 2, 1, 0), V(1024, 4, 4, 1, 0), V(128, 16, 4, 1, 0), V(256, 32, 2, 1, 0),
+    V(256, 8, 1, 1, 0), V(256, 4, 8, 1, 0),  V(256, 8, 1, 4, 0),  V(512, 16, 8, 1, 0),
+};
+static const xgpu__tune_values stream_cpu[] = {
+    V(64, 4, 1), V(64, 1, 1), V(16, 4, 1), V(128, 4, 1), V(64, 8, 1),
+    V(32, 2, 1), V(8, 4, 1),  V(64, 2, 1), V(256, 1, 1), V(256, 4, 0),
+};
+static const xgpu__tune_values stream_gpu[] = {
+    V(256, 8, 0),  V(256, 16, 0), V(512, 8, 0), V(1024, 4, 0), V(128, 16, 0),
+    V(256, 32, 0), V(512, 16, 0), V(256, 4, 0), V(1024, 8, 0),
+};
+
+size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                             const xgpu_device_info *info, xgpu__tune_values *out, size_t max) {
+    bool cpu = is_cpu(info), f64 = dtype == XGPU_F64;
+    xgpu__tune_values builtin;
+    xgpu__tune_builtin(id, dtype, info, &builtin);
+    size_t n = add_valid(id, dtype, info, &builtin, 1, out, 0, max);
+    const xgpu__tune_values *list;
+    size_t count;
+    switch (id) {
+    case XGPU__TK_GEMM:
+        list = cpu ? (f64 ? gemm_cpu_f64 : gemm_cpu) : (f64 ? gemm_gpu_f64 : gemm_gpu);
+        count = cpu ? (f64 ? COUNT(gemm_cpu_f64) : COUNT(gemm_cpu))
+                    : (f64 ? COUNT(gemm_gpu_f64) : COUNT(gemm_gpu));
+        break;
+    case XGPU__TK_STREAM:
+        list = cpu ? stream_cpu : stream_gpu;
+        count = cpu ? COUNT(stream_cpu) : COUNT(stream_gpu);
+        break;
+    default:
+        list = cpu ? reduce_cpu : reduce_gpu;
+        count = cpu ? COUNT(reduce_cpu) : COUNT(reduce_gpu);
+        break;
+    }
+    n = add_valid(id, dtype, info, list, count, out, n, max);
+    /* The other device type's list last: a device may not behave as its
+     * type suggests. */
+    if (id == XGPU__TK_GEMM && !f64) {
+        n = add_valid(id, dtype, info, cpu ? gemm_gpu : gemm_cpu,
+                      cpu ? COUNT(gemm_gpu) : COUNT(gemm_cpu), out, n, max);
+    }
+    return n;
+}
+
+size_t xgpu__tune_neighbours(xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                             const xgpu_device_info *info, const xgpu__tune_values *v,
+                             xgpu__tune_values *out, size_t max) {
+    const xgpu__tune_kernel *k = &kernels[id];
+    xgpu__tune_values list[4 * XGPU__TUNE_FIELDS_MAX + 8];
+    size_t count = 0;
+    for (size_t f = 0; f < k->field_count; f++) {
+        xgpu__tune_values up = *v, down = *v;
+        bool flag = !strcmp(k->fields[f], "contig") || !strcmp(k->fields[f], "chunked");
+        up.v[f] = flag ? !v->v[f] : v->v[f] * 2;
+        down.v[f] = v->v[f] / 2;
+        list[count++] = up;
+        if (!flag && down.v[f]) {
+            list[count++] = down;
+        }
+    }
+    if (id == XGPU__TK_GEMM) {
+        /* Tiles and the work per item together: the group's shape stays. */
+        for (int side = 0; side < 2; side++) {
+            xgpu__tune_values up = *v, down = *v;
+            up.v[side] *= 2;
+            up.v[side + 3] *= 2;
+            down.v[side] /= 2;
+            down.v[side + 3] /= 2;
+            list[count++] = up;
+            list[count++] = down;
+        }
+    }
+    return add_valid(id, dtype, info, list, count, out, 0, max);
+}
