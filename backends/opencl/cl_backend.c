@@ -34,10 +34,10 @@ static void record_loader(cl_uint nplat, const cl_platform_id *plats) {
     ocl__services->library(OCL_BACKEND_NAME, "libOpenCL.so.1", path, true, detail);
 }
 
-static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, char *reason,
-                             size_t reason_size) {
-    ocl__services = services;
-    *state = NULL;
+/* Every platform's ID (malloc'ed, *count of them); NULL with the reason
+ * and *status when there is none or the loader fails. */
+static cl_platform_id *list_platforms(cl_uint *count, xgpu_status *status, char *reason,
+                                      size_t reason_size) {
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
     if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && nplat == 0)) {
@@ -46,63 +46,99 @@ static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, c
                  "the OpenCL ICD loader found no platform: no driver is registered in "
                  "/etc/OpenCL/vendors (or OCL_ICD_VENDORS); install a vendor's OpenCL "
                  "driver, or pocl-opencl-icd for the CPU");
-        return XGPU_ERROR_NO_DEVICE;
+        *status = XGPU_ERROR_NO_DEVICE;
+        return NULL;
     }
     if (err != CL_SUCCESS) {
         snprintf(reason, reason_size, "clGetPlatformIDs failed: %s (%d)", ocl__error_name(err),
                  (int)err);
-        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+        *status = XGPU_ERROR_BACKEND_UNAVAILABLE;
+        return NULL;
     }
     cl_platform_id *plats = calloc(nplat, sizeof *plats);
-    ocl_state *st = calloc(1, sizeof *st);
-    if (!plats || !st) {
-        free(plats);
-        free(st);
+    if (!plats) {
         snprintf(reason, reason_size, "out of host memory listing %u OpenCL platform(s)", nplat);
-        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+        *status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
+        return NULL;
     }
     err = clGetPlatformIDs(nplat, plats, NULL);
     if (err != CL_SUCCESS) {
         free(plats);
-        free(st);
         snprintf(reason, reason_size, "clGetPlatformIDs failed the second time: %s (%d)",
                  ocl__error_name(err), (int)err);
-        return err == CL_OUT_OF_HOST_MEMORY ? XGPU_ERROR_OUT_OF_HOST_MEMORY
-                                            : XGPU_ERROR_BACKEND_UNAVAILABLE;
+        *status = err == CL_OUT_OF_HOST_MEMORY ? XGPU_ERROR_OUT_OF_HOST_MEMORY
+                                               : XGPU_ERROR_BACKEND_UNAVAILABLE;
+        return NULL;
     }
     record_loader(nplat, plats);
+    *count = nplat;
+    return plats;
+}
+
+/* Appends platform `p`'s devices to the state; false when out of memory.
+ * A platform that fails to list its devices adds none. */
+static bool add_platform_devices(const xgpu_core_services *services, ocl_state *st,
+                                 cl_platform_id plat, cl_uint p) {
+    cl_uint ndev = 0;
+    cl_int err = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
+    if (err != CL_SUCCESS || ndev == 0) {
+        services->log(OCL_BACKEND_NAME, XGPU_LOG_DEBUG, "platform %u: no devices (%s)", p,
+                      ocl__error_name(err));
+        return true;
+    }
+    cl_device_id *devs = realloc(st->devices, (st->count + ndev) * sizeof *devs);
+    if (devs) {
+        st->devices = devs;
+    }
+    cl_platform_id *owners = realloc(st->platforms, (st->count + ndev) * sizeof *owners);
+    if (owners) {
+        st->platforms = owners;
+    }
+    if (!devs || !owners) {
+        return false;
+    }
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, ndev, st->devices + st->count, NULL) !=
+        CL_SUCCESS) {
+        return true;
+    }
+    for (cl_uint d = 0; d < ndev; d++) {
+        st->platforms[st->count + d] = plat;
+    }
+    st->count += ndev;
+    return true;
+}
+
+static void free_state(ocl_state *st) {
+    if (st) {
+        free(st->devices);
+        free(st->platforms);
+        free(st);
+    }
+}
+
+static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, char *reason,
+                             size_t reason_size) {
+    ocl__services = services;
+    *state = NULL;
+    cl_uint nplat = 0;
+    xgpu_status status = XGPU_SUCCESS;
+    cl_platform_id *plats = list_platforms(&nplat, &status, reason, reason_size);
+    if (!plats) {
+        return status;
+    }
+    ocl_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        free(plats);
+        snprintf(reason, reason_size, "out of host memory listing %u OpenCL platform(s)", nplat);
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
     for (cl_uint p = 0; p < nplat; p++) {
-        cl_uint ndev = 0;
-        err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
-        if (err != CL_SUCCESS || ndev == 0) {
-            services->log(OCL_BACKEND_NAME, XGPU_LOG_DEBUG, "platform %u: no devices (%s)", p,
-                          ocl__error_name(err));
-            continue;
-        }
-        cl_device_id *devs = realloc(st->devices, (st->count + ndev) * sizeof *devs);
-        cl_platform_id *owners = realloc(st->platforms, (st->count + ndev) * sizeof *owners);
-        if (devs) {
-            st->devices = devs;
-        }
-        if (owners) {
-            st->platforms = owners;
-        }
-        if (!devs || !owners) {
+        if (!add_platform_devices(services, st, plats[p], p)) {
             free(plats);
-            free(st->devices);
-            free(st->platforms);
-            free(st);
+            free_state(st);
             snprintf(reason, reason_size, "out of host memory listing OpenCL devices");
             return XGPU_ERROR_OUT_OF_HOST_MEMORY;
         }
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, st->devices + st->count, NULL) !=
-            CL_SUCCESS) {
-            continue;
-        }
-        for (cl_uint d = 0; d < ndev; d++) {
-            st->platforms[st->count + d] = plats[p];
-        }
-        st->count += ndev;
     }
     free(plats);
     if (st->count == 0) {
@@ -110,9 +146,7 @@ static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, c
                  "%u OpenCL platform(s) found, but none has a device; check the vendor "
                  "driver's installation",
                  nplat);
-        free(st->devices);
-        free(st->platforms);
-        free(st);
+        free_state(st);
         return XGPU_ERROR_NO_DEVICE;
     }
     *state = st;
@@ -120,12 +154,7 @@ static xgpu_status ocl_probe(const xgpu_core_services *services, void **state, c
 }
 
 static void ocl_shutdown(void *state) {
-    ocl_state *st = state;
-    if (st) {
-        free(st->devices);
-        free(st->platforms);
-        free(st);
-    }
+    free_state(state);
 }
 
 static uint32_t ocl_device_count(void *state) {

@@ -27,7 +27,7 @@
  * version may also change the layout of structs passed by value or in
  * arrays, or what an argument means: 0.2 added xgpu_arg.type, so code
  * built against 0.1 must be rebuilt. 0.3 changed what arguments mean,
- * each noted at its function too (README.md lists them): xgpu_reduce's
+ * each noted at its function too (CHANGES.md lists them): xgpu_reduce's
  * out_offset counts elements; xgpu_gemm's overlap check looks at the
  * elements touched and alpha == 0 reads neither A nor B;
  * xgpu_device_select is the first device of xgpu_device_match's grammar.
@@ -739,9 +739,36 @@ XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtyp
  * others "small" up to 16 MiB, else "large". New in 0.5.0.
  * ------------------------------------------------------------------------- */
 
+/* Where a choice came from (xgpu_tune_choice.origin). */
+typedef enum xgpu_tune_origin {
+    XGPU_TUNE_ORIGIN_BUILTIN = 0, /* the built-in default: no entry fits */
+    XGPU_TUNE_ORIGIN_OFF = 1,     /* the built-in default because XGPU_TUNE=off */
+    XGPU_TUNE_ORIGIN_DATABASE = 2 /* an entry of a tuning database */
+} xgpu_tune_origin;
+
+/* How closely a database entry fits the device (xgpu_tune_choice.fit), in
+ * the lookup's order; XGPU_TUNE_FIT_NONE for a default. */
+typedef enum xgpu_tune_fit {
+    XGPU_TUNE_FIT_NONE = 0,
+    XGPU_TUNE_FIT_DEVICE = 1, /* this device (stale: measured under another
+                                 driver, compiler or xgpu) */
+    XGPU_TUNE_FIT_ARCH = 2,   /* another device of the same backend and arch */
+    XGPU_TUNE_FIT_VENDOR = 3, /* the same backend, vendor and device type */
+    XGPU_TUNE_FIT_TYPE = 4    /* the same device type */
+} xgpu_tune_fit;
+
+/* origin, fit and shipped say as fields what `source` says in words; a
+ * program reads them, never the text. They sit in what were the last 16
+ * bytes of 0.6.0's source[96], so the struct's size and the offsets of
+ * rate, unit and stale are unchanged (code built against 0.6.0 reads
+ * source up to its NUL, which comes before them). */
 typedef struct xgpu_tune_choice {
     char params[128]; /* "tm=128,tn=128,tk=16,wm=32,wn=8,vw=1,contig=1" */
-    char source[96];  /* "tuned (this device, user database)", "built-in default", ... */
+    char source[80];  /* "tuned (this device, user database)", "built-in default", ... */
+    int32_t origin;   /* an xgpu_tune_origin */
+    int32_t fit;      /* an xgpu_tune_fit */
+    bool shipped;     /* the entry is one of those built into the library */
+    char reserved[7]; /* zero; keeps rate where 0.6.0 had it on every ABI */
     double rate;      /* the entry's measured rate; 0 for a default */
     char unit[12];    /* "GFLOP/s" or "GB/s"; "" for a default */
     bool stale;       /* this device's entry from another driver, compiler or xgpu */

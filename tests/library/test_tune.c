@@ -64,6 +64,15 @@ static void tune_is_stored_found_and_used(void **state) {
     if (strcmp(c.source, "built-in default") != 0 && !strstr(c.source, "built-in database")) {
         fail_msg("before any tune: %s", c.source);
     }
+    /* The same, as fields. */
+    if (c.origin == XGPU_TUNE_ORIGIN_BUILTIN) {
+        assert_int_equal(c.fit, XGPU_TUNE_FIT_NONE);
+        assert_false(c.shipped);
+    } else {
+        assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_DATABASE);
+        assert_true(c.shipped);
+        assert_int_not_equal(c.fit, XGPU_TUNE_FIT_NONE);
+    }
     xgpu_tune_options o = quick(2);
     xgpu_tune_summary s;
     XT_OK(xgpu_tune(xt.queue, "sum", XGPU_F32, &o, &s));
@@ -77,6 +86,10 @@ static void tune_is_stored_found_and_used(void **state) {
     assert_string_equal(c.params, s.best[0]);
     assert_non_null(strstr(c.source, "this device"));
     assert_non_null(strstr(c.source, "user database"));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_DATABASE);
+    assert_int_equal(c.fit, XGPU_TUNE_FIT_DEVICE);
+    assert_false(c.shipped);
+    assert_false(c.stale);
     assert_true(c.rate > 0);
     assert_string_equal(c.unit, "GB/s");
     /* The large class was not tuned (SMALL keeps the problem small). */
@@ -217,6 +230,8 @@ static void tuning_off_uses_defaults(void **state) {
     /* min and max share one entry; none was tuned here, and off wins. */
     XT_OK(xgpu_tune_lookup(xt.ctx, "minmax", XGPU_F32, 1 << 20, &c));
     assert_non_null(strstr(c.source, "XGPU_TUNE=off"));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_OFF);
+    assert_int_equal(c.fit, XGPU_TUNE_FIT_NONE);
     unsetenv("XGPU_TUNE");
 }
 

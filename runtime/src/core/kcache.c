@@ -424,7 +424,7 @@ void xgpu__kcache_write(int dir, const xgpu__kcache_key *key, const void *data, 
 
 xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
     if (!info) {
-        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "xgpu_cache_get_info: info is NULL");
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: info is NULL", __func__);
     }
     memset(info, 0, sizeof *info);
     info->limit_bytes = xgpu__kcache_limit_bytes();

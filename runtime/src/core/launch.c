@@ -86,18 +86,17 @@ static xgpu_status check_range(const char *func, const xgpu_kernel *k, const xgp
     return XGPU_SUCCESS;
 }
 
-/* One argument on its own, then against the declared parameter. */
-static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
-                             const xgpu_arg *a) {
+/* One argument on its own: a known kind, a live buffer of the kernel's
+ * context, a scalar or local size in range. */
+static xgpu_status check_arg_alone(const char *func, const xgpu_kernel *k, uint32_t i,
+                                   const xgpu_arg *a, const char *pname) {
     const xgpu_context *ctx = k->program->context;
-    const xgpu__kernel_param *p = k->sig.known ? &k->sig.params[i] : NULL;
     if (a->kind == XGPU_ARG_SCALAR && (a->type < XGPU_SCALAR_RAW || a->type > XGPU_SCALAR_FLOAT)) {
         return xgpu__fail(XGPU_ERROR_INVALID_KERNEL_ARGS,
                           "%s: kernel '%s' argument %u: scalar type %d is not an "
                           "xgpu_scalar_type (use xgpu_arg_i32, ..., xgpu_arg_bytes)",
                           func, k->name, i, (int)a->type);
     }
-    const char *pname = p ? p->name : "?";
     switch (a->kind) {
     case XGPU_ARG_BUFFER: {
         xgpu_status st = xgpu__handle_check(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
@@ -106,8 +105,8 @@ static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
              * it lives in the buffer the new message is formatted into. */
             char why[256];
             snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
-            return xgpu__fail(st, "xgpu_launch: kernel '%s' argument %u (%s): %s", k->name, i,
-                              pname, why);
+            return xgpu__fail(st, "%s: kernel '%s' argument %u (%s): %s", func, k->name, i, pname,
+                              why);
         }
         if (a->buffer->context != ctx) {
             return xgpu__fail(XGPU_ERROR_INVALID_KERNEL_ARGS,
@@ -138,6 +137,13 @@ static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
                           "xgpu_arg_kind (use xgpu_arg_buffer, xgpu_arg_i32, ...)",
                           func, k->name, i, pname, (int)a->kind);
     }
+    return XGPU_SUCCESS;
+}
+
+/* One argument against the parameter the kernel declares (`p`, NULL when
+ * the signature was not read: then the backend's kinds, if it knows them). */
+static xgpu_status check_arg_against(const char *func, const xgpu_kernel *k, uint32_t i,
+                                     const xgpu_arg *a, const xgpu__kernel_param *p) {
     if (!p) {
         /* The signature was not read: the backend may know the kinds. */
         const xgpu_arg_kind *kinds = k->props.arg_kinds;
@@ -174,6 +180,14 @@ static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
                           want_float ? "xgpu_arg_f32/xgpu_arg_f64" : "xgpu_arg_i32/u32/i64/u64");
     }
     return XGPU_SUCCESS;
+}
+
+/* One argument on its own, then against the declared parameter. */
+static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
+                             const xgpu_arg *a) {
+    const xgpu__kernel_param *p = k->sig.known ? &k->sig.params[i] : NULL;
+    xgpu_status st = check_arg_alone(func, k, i, a, p ? p->name : "?");
+    return st == XGPU_SUCCESS ? check_arg_against(func, k, i, a, p) : st;
 }
 
 static xgpu_status check_args(const char *func, const xgpu_kernel *k, size_t count,

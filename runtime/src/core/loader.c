@@ -227,7 +227,11 @@ static const char *missing_required_hook(const xgpu_backend_ops *ops) {
 /* Smallest table a version-1 plugin may hand over: up to the last hook. */
 #define OPS_V1_MIN_SIZE (offsetof(xgpu_backend_ops, event_release) + sizeof(void (*)(void)))
 
-static void load_backend(xgpu__backend *b) {
+/* dlopen and the entry point; false (b unavailable) when either fails.
+ * Plugins and the vendor libraries they load are never unloaded: some
+ * vendor stacks crash at exit when unloaded, and sanitizers lose their
+ * symbols. */
+static bool open_plugin(xgpu__backend *b, xgpu_backend_entry_fn *entry) {
     xgpu__log("loader", XGPU_LOG_DEBUG, "trying %s", b->path);
     dlerror();
     void *lib = dlopen(b->path, RTLD_NOW | RTLD_LOCAL);
@@ -235,68 +239,82 @@ static void load_backend(xgpu__backend *b) {
         const char *err = dlerror();
         set_unavailable(b, XGPU_ERROR_BACKEND_UNAVAILABLE, "plugin %s failed to load: %s", b->path,
                         err ? err : "unknown dlopen error");
-        return;
+        return false;
     }
-    /* Plugins and the vendor libraries they load are never unloaded: some
-     * vendor stacks crash at exit when unloaded, and sanitizers lose their
-     * symbols. */
-    xgpu_backend_entry_fn entry;
     void *sym = dlsym(lib, XGPU_BACKEND_ENTRY_NAME);
-    memcpy(&entry, &sym, sizeof entry);
+    memcpy(entry, &sym, sizeof *entry);
     if (!sym) {
         set_unavailable(b, XGPU_ERROR_BACKEND_UNAVAILABLE,
                         "plugin %s does not export %s: not an xgpu backend", b->path,
                         XGPU_BACKEND_ENTRY_NAME);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* The core offers its newest ABI version, the plugin answers the version
+ * both speak and its table; false (b unavailable) on a refusal or an
+ * answer the core cannot use. */
+static bool negotiate(xgpu__backend *b, xgpu_backend_entry_fn entry, xgpu_negotiate_out *out) {
     xgpu_negotiate_in in = {sizeof in, XGPU_BACKEND_ABI_VERSION, &xgpu__services};
-    xgpu_negotiate_out out = {sizeof out, 0, NULL};
+    *out = (xgpu_negotiate_out){sizeof *out, 0, NULL};
     xgpu__clear_error(); /* so a refusal's message is the plugin's own */
-    xgpu_status st = entry(&in, &out);
+    xgpu_status st = entry(&in, out);
     if (st != XGPU_SUCCESS) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH,
                         "plugin %s refused ABI negotiation (core speaks version %u): %s", b->path,
                         XGPU_BACKEND_ABI_VERSION,
                         xgpu_last_error()->status == st ? xgpu_last_error()->message
                                                         : xgpu_status_message(st));
-        return;
+        return false;
     }
-    if (out.abi_version == 0 || out.abi_version > XGPU_BACKEND_ABI_VERSION || !out.ops) {
+    if (out->abi_version == 0 || out->abi_version > XGPU_BACKEND_ABI_VERSION || !out->ops) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH,
                         "plugin %s answered ABI version %u, core speaks 1..%u", b->path,
-                        out.abi_version, XGPU_BACKEND_ABI_VERSION);
-        return;
+                        out->abi_version, XGPU_BACKEND_ABI_VERSION);
+        return false;
     }
-    if (out.ops->size < OPS_V1_MIN_SIZE || out.ops->abi_version != out.abi_version) {
+    if (out->ops->size < OPS_V1_MIN_SIZE || out->ops->abi_version != out->abi_version) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH,
                         "plugin %s has a malformed table (size %u, version %u)", b->path,
-                        out.ops->size, out.ops->abi_version);
-        return;
+                        out->ops->size, out->ops->abi_version);
+        return false;
     }
+    return true;
+}
+
+/* Copies the plugin's table and checks its name and required hooks, then
+ * fills the optional ones with the core's defaults; false (b unavailable)
+ * when the table does not do. */
+static bool take_table(xgpu__backend *b, const xgpu_negotiate_out *out) {
     /* Only what the plugin's table holds: hooks appended after it was built
      * stay NULL and get the core's defaults. A size that ends inside a hook
      * drops that hook rather than copy half a pointer. */
-    size_t copy = out.ops->size < sizeof b->ops ? out.ops->size : sizeof b->ops;
+    size_t copy = out->ops->size < sizeof b->ops ? out->ops->size : sizeof b->ops;
     copy -= (copy - OPS_V1_MIN_SIZE) % sizeof(void (*)(void));
     memset(&b->ops, 0, sizeof b->ops);
-    memcpy(&b->ops, out.ops, copy);
-    b->abi_version = out.abi_version;
+    memcpy(&b->ops, out->ops, copy);
+    b->abi_version = out->abi_version;
     if (!b->ops.name || strcmp(b->ops.name, b->name)) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH, "plugin %s calls itself '%s', expected '%s'",
                         b->path, b->ops.name ? b->ops.name : "(null)", b->name);
-        return;
+        return false;
     }
     const char *missing = missing_required_hook(&b->ops);
     if (missing) {
         set_unavailable(b, XGPU_ERROR_ABI_MISMATCH, "plugin %s lacks the required hook %s", b->path,
                         missing);
-        return;
+        return false;
     }
     xgpu__ops_fill_defaults(&b->ops);
+    return true;
+}
 
+/* The plugin's probe and its device count. */
+static void probe(xgpu__backend *b) {
     char reason[sizeof b->reason] = "";
     xgpu__clear_error();
-    st = b->ops.probe(&xgpu__services, &b->state, reason, sizeof reason);
+    xgpu_status st = b->ops.probe(&xgpu__services, &b->state, reason, sizeof reason);
     if (st != XGPU_SUCCESS) {
         set_unavailable(b, st, "%s", reason[0] ? reason : xgpu_status_message(st));
         return;
@@ -313,6 +331,14 @@ static void load_backend(xgpu__backend *b) {
     b->status = XGPU_SUCCESS;
     xgpu__log("loader", XGPU_LOG_DEBUG, "backend %s: ABI %u, %u device(s)", b->name, b->abi_version,
               b->device_count);
+}
+
+static void load_backend(xgpu__backend *b) {
+    xgpu_backend_entry_fn entry;
+    xgpu_negotiate_out out;
+    if (open_plugin(b, &entry) && negotiate(b, entry, &out) && take_table(b, &out)) {
+        probe(b);
+    }
 }
 
 /* A probe thread leaves its signal state as it found it. Vendor stacks may
@@ -422,54 +448,52 @@ static xgpu_status refuse_backend_list(const char *value, const char *why, xgpu_
     return XGPU_SUCCESS;
 }
 
-xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
-    memset(reg, 0, sizeof *reg);
-    xgpu__backend_list filter_list;
-    const xgpu__backend_list *filter = NULL;
-    if (cfg->backends) {
-        char why[256];
-        if (!xgpu__backend_list_parse(cfg->backends, &filter_list, why, sizeof why)) {
-            xgpu_status st = refuse_backend_list(cfg->backends, why, reg);
-            return st == XGPU_SUCCESS ? st : (xgpu__registry_free(reg), st);
-        }
-        filter = &filter_list;
-    }
-    candidate_list list = {0};
-    scan_path_list(&list, cfg->plugin_path, filter);
+/* The plugin files of every searched folder, first file per name. */
+static void scan_all(const xgpu__loader_config *cfg, const xgpu__backend_list *filter,
+                     candidate_list *list) {
+    scan_path_list(list, cfg->plugin_path, filter);
     if (cfg->self_dir) {
-        scan_dir(&list, cfg->self_dir, filter);
+        scan_dir(list, cfg->self_dir, filter);
         char sub[600];
         snprintf(sub, sizeof sub, "%s/xgpu", cfg->self_dir);
-        scan_dir(&list, sub, filter);
+        scan_dir(list, sub, filter);
     }
-    scan_dir(&list, cfg->install_dir, filter);
+    scan_dir(list, cfg->install_dir, filter);
+}
 
+/* Loads and probes every plugin found, then adds the backends asked for or
+ * known that have none, each with its reason. */
+static xgpu_status load_found(xgpu__registry *reg, candidate_list *list,
+                              const xgpu__backend_list *filter) {
     /* Room for every plugin found, every known backend, every name asked. */
-    size_t cap = list.count + KNOWN_COUNT + (filter ? filter->count : 0);
-    reg->backends = list.oom ? NULL : calloc(cap, sizeof *reg->backends);
+    size_t cap = list->count + KNOWN_COUNT + (filter ? filter->count : 0);
+    reg->backends = list->oom ? NULL : calloc(cap, sizeof *reg->backends);
     if (!reg->backends) {
-        free(list.items);
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
-    for (size_t i = 0; i < list.count; i++) {
+    for (size_t i = 0; i < list->count; i++) {
         xgpu__backend *b = &reg->backends[reg->backend_count++];
-        snprintf(b->name, sizeof b->name, "%s", list.items[i].name);
-        snprintf(b->path, sizeof b->path, "%s", list.items[i].path);
+        snprintf(b->name, sizeof b->name, "%s", list->items[i].name);
+        snprintf(b->path, sizeof b->path, "%s", list->items[i].path);
     }
     /* Sort before probing so device order is stable whatever readdir says. */
     qsort(reg->backends, reg->backend_count, sizeof *reg->backends, compare_backends);
     load_all(reg->backends, reg->backend_count);
     for (size_t i = 0; i < KNOWN_COUNT; i++) {
         if (xgpu__backend_list_has(filter, known_backends[i])) {
-            add_no_plugin(reg, cap, known_backends[i], &list);
+            add_no_plugin(reg, cap, known_backends[i], list);
         }
     }
     for (size_t i = 0; filter && i < filter->count; i++) {
-        add_no_plugin(reg, cap, filter->names[i], &list);
+        add_no_plugin(reg, cap, filter->names[i], list);
     }
-    free(list.items);
     qsort(reg->backends, reg->backend_count, sizeof *reg->backends, compare_backends);
+    return XGPU_SUCCESS;
+}
 
+/* Global device indices, in backend order, each device's info filled once
+ * and its handle entered in the registry. */
+static xgpu_status add_devices(xgpu__registry *reg) {
     /* Each backend has at most XGPU__MAX_BACKEND_DEVICES: no overflow. */
     size_t total = 0;
     for (uint32_t i = 0; i < reg->backend_count; i++) {
@@ -507,6 +531,25 @@ xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *
         }
     }
     return XGPU_SUCCESS;
+}
+
+xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *reg) {
+    memset(reg, 0, sizeof *reg);
+    xgpu__backend_list filter_list;
+    const xgpu__backend_list *filter = NULL;
+    if (cfg->backends) {
+        char why[256];
+        if (!xgpu__backend_list_parse(cfg->backends, &filter_list, why, sizeof why)) {
+            xgpu_status st = refuse_backend_list(cfg->backends, why, reg);
+            return st == XGPU_SUCCESS ? st : (xgpu__registry_free(reg), st);
+        }
+        filter = &filter_list;
+    }
+    candidate_list list = {0};
+    scan_all(cfg, filter, &list);
+    xgpu_status st = load_found(reg, &list, filter);
+    free(list.items);
+    return st == XGPU_SUCCESS ? add_devices(reg) : st;
 }
 
 void xgpu__registry_free(xgpu__registry *reg) {

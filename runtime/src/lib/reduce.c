@@ -88,14 +88,10 @@ xgpu_status xgpu_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype, 
                             event);
 }
 
-xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
-                             xgpu_dtype dtype, xgpu_buffer *in, size_t offset, size_t n,
-                             xgpu_buffer *out, size_t out_offset, const xgpu__tune_values *forced,
-                             xgpu_event **event) {
-    if (event) {
-        *event = NULL;
-    }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+/* The operation, dtype, sizes and both buffers. */
+static xgpu_status check_reduce(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
+                                xgpu_dtype dtype, const xgpu_buffer *in, size_t offset, size_t n,
+                                const xgpu_buffer *out, size_t out_offset) {
     xgpu_dtype result = xgpu_reduce_result_dtype(op, dtype);
     if (!result) {
         return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
@@ -122,45 +118,49 @@ xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op
     if (st == XGPU_SUCCESS) {
         st = xgpu__lib_check_buffer(func, "out", queue, out, out_offset * rsize, rsize);
     }
+    return st;
+}
+
+/* The launch shape: XGPU_REDUCE_UNROLL's grid stride when it is set, else
+ * the tuning database's values for the device, else the built-in ones. */
+static xgpu_status choose_values(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
+                                 xgpu_dtype dtype, size_t bytes, xgpu__tune_values *v) {
+    uint32_t unroll = 0;
+    bool set = false;
+    xgpu_status st = env_unroll(func, &unroll, &set);
     if (st != XGPU_SUCCESS) {
         return st;
     }
-    if (n == 0) {
-        unsigned char id[8];
-        identity(op, dtype, id);
-        return xgpu_buffer_write(queue, out, out_offset * rsize, id, rsize, true, event);
-    }
-    xgpu__tune_values v;
-    if (forced) {
-        v = *forced;
-    } else {
-        uint32_t unroll = 0;
-        bool set = false;
-        st = env_unroll(func, &unroll, &set);
-        if (st != XGPU_SUCCESS) {
-            return st;
+    if (set) { /* the grid stride with that many loads, on any device */
+        const xgpu_device_info *info = xgpu__context_info(xgpu__queue_context(queue));
+        *v = (xgpu__tune_values){{256, 8, unroll, 1, 0}};
+        while (info->max_group_size && v->v[0] > info->max_group_size) {
+            v->v[0] /= 2;
         }
-        if (set) { /* the grid stride with that many loads, on any device */
-            v = (xgpu__tune_values){{256, 8, unroll, 1, 0}};
-            while (info->max_group_size && v.v[0] > info->max_group_size) {
-                v.v[0] /= 2;
-            }
-        } else {
-            xgpu__tune_choice c;
-            st = xgpu__lib_choose(xgpu__queue_context(queue), xgpu__reduce_tune_id(op), dtype,
-                                  xgpu__tune_class_of(XGPU__TK_SUM, n * elem), &c);
-            if (st != XGPU_SUCCESS) {
-                return st;
-            }
-            v = c.values;
-        }
+        return XGPU_SUCCESS;
     }
-    size_t group = v.v[0], groups = groups_for(info, &v, n);
+    xgpu__tune_choice c;
+    st = xgpu__lib_choose(xgpu__queue_context(queue), xgpu__reduce_tune_id(op), dtype,
+                          xgpu__tune_class_of(XGPU__TK_SUM, bytes), &c);
+    if (st == XGPU_SUCCESS) {
+        *v = c.values;
+    }
+    return st;
+}
+
+/* One launch: per-group partials in the queue's scratch buffer, the last
+ * group to finish (the queue's counter) reduces them into `out`. */
+static xgpu_status launch_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
+                                 xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
+                                 size_t out_offset, const xgpu__tune_values *v,
+                                 xgpu_event **event) {
+    const xgpu_device_info *info = xgpu__context_info(xgpu__queue_context(queue));
+    size_t group = v->v[0], groups = groups_for(info, v, n);
     char options[128];
-    xgpu__reduce_options(op, dtype, &v, options, sizeof options);
+    xgpu__reduce_options(op, dtype, v, options, sizeof options);
     xgpu_kernel *kernel = NULL;
-    st = xgpu__lib_kernel(xgpu__queue_context(queue), xgpu__kernel_reduce, options, "xgpu_reduce",
-                          &kernel);
+    xgpu_status st = xgpu__lib_kernel(xgpu__queue_context(queue), xgpu__kernel_reduce, options,
+                                      "xgpu_reduce", &kernel);
     /* Scratch: groups partial values (8 bytes each at most), then indices. */
     xgpu_buffer *scratch = NULL, *counter = NULL;
     if (st == XGPU_SUCCESS) {
@@ -172,6 +172,7 @@ xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op
     if (st != XGPU_SUCCESS) {
         return st;
     }
+    size_t elem = xgpu_dtype_size(dtype);
     size_t acc_size = op == XGPU_REDUCE_SUM && dtype == XGPU_I32 ? 8 : elem;
     uint32_t index_offset = (uint32_t)((groups * acc_size + 7) / 8);
     xgpu_arg args[] = {xgpu_arg_buffer(in),      xgpu_arg_u64(offset),
@@ -181,4 +182,34 @@ xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op
                        xgpu_arg_buffer(out),     xgpu_arg_u64(out_offset)};
     xgpu_range range = xgpu_range_1d(groups, group);
     return xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args, event);
+}
+
+xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
+                             xgpu_dtype dtype, xgpu_buffer *in, size_t offset, size_t n,
+                             xgpu_buffer *out, size_t out_offset, const xgpu__tune_values *forced,
+                             xgpu_event **event) {
+    if (event) {
+        *event = NULL;
+    }
+    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
+    xgpu_status st = check_reduce(func, queue, op, dtype, in, offset, n, out, out_offset);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    if (n == 0) {
+        size_t rsize = xgpu_dtype_size(xgpu_reduce_result_dtype(op, dtype));
+        unsigned char id[8];
+        identity(op, dtype, id);
+        return xgpu_buffer_write(queue, out, out_offset * rsize, id, rsize, true, event);
+    }
+    xgpu__tune_values v;
+    if (forced) {
+        v = *forced;
+    } else {
+        st = choose_values(func, queue, op, dtype, n * xgpu_dtype_size(dtype), &v);
+        if (st != XGPU_SUCCESS) {
+            return st;
+        }
+    }
+    return launch_reduce(queue, op, dtype, in, offset, n, out, out_offset, &v, event);
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "problem.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,28 @@ static xgpu_status kernel_id(const char *func, const char *kernel, xgpu__tune_ke
     return XGPU_SUCCESS;
 }
 
+/* The public struct keeps 0.6.0's size and offsets (see xgpu.h). */
+_Static_assert(offsetof(xgpu_tune_choice, origin) == 208 && offsetof(xgpu_tune_choice, rate) == 224,
+               "xgpu_tune_choice must keep the layout of 0.6.0");
+
+/* A stale entry of this device is found at the arch level, but it is this
+ * device's. */
+static int32_t public_fit(const xgpu__tune_choice *c) {
+    switch (c->level) {
+    case XGPU__TL_EXACT:
+        return XGPU_TUNE_FIT_DEVICE;
+    case XGPU__TL_ARCH:
+        return c->stale ? XGPU_TUNE_FIT_DEVICE : XGPU_TUNE_FIT_ARCH;
+    case XGPU__TL_VENDOR:
+        return XGPU_TUNE_FIT_VENDOR;
+    case XGPU__TL_CLASS:
+        return XGPU_TUNE_FIT_TYPE;
+    case XGPU__TL_NONE:
+        break;
+    }
+    return XGPU_TUNE_FIT_NONE;
+}
+
 xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                              size_t size, xgpu_tune_choice *choice) {
     XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, __func__, "context");
@@ -107,6 +130,11 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
                  c.stale ? "another driver, compiler or xgpu" : xgpu__tune_level_name(c.level),
                  c.shipped ? "built-in" : "user");
     }
+    choice->origin = c.level != XGPU__TL_NONE ? XGPU_TUNE_ORIGIN_DATABASE
+                     : c.off                  ? XGPU_TUNE_ORIGIN_OFF
+                                              : XGPU_TUNE_ORIGIN_BUILTIN;
+    choice->fit = public_fit(&c);
+    choice->shipped = c.level != XGPU__TL_NONE && c.shipped;
     choice->rate = c.rate;
     snprintf(choice->unit, sizeof choice->unit, "%s", c.unit);
     choice->stale = c.stale;

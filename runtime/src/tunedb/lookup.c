@@ -193,6 +193,7 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_
         found = from_db(ctx, id, dtype, cls, out);
     } else {
         out->source = "built-in default (XGPU_TUNE=off)";
+        out->off = true;
     }
     if (!found) {
         xgpu__tune_builtin(id, dtype, xgpu__context_info(ctx), &out->values);

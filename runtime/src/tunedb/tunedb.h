@@ -205,6 +205,7 @@ typedef struct xgpu__tune_choice {
     const char *source; /* "tuned", "built-in default", or a variable's name */
     xgpu__tune_level level;
     bool shipped, stale;
+    bool off;    /* the default because XGPU_TUNE=off */
     double rate; /* the entry's measured rate, 0 for a default */
     char unit[12];
 } xgpu__tune_choice;
