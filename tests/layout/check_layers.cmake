@@ -5,9 +5,12 @@
 # folder only; and, where object files are given, no object of a folder
 # refers to a symbol that only a folder it may not use defines.
 #
-#   cmake -DLAYERS=path/LAYERS [-DEXTRA_DIRS=dir|dir] [-DNM=nm]
+#   cmake -DLAYERS=path/LAYERS [-DROOT=dir] [-DEXTRA_DIRS=dir|dir] [-DNM=nm]
 #         [-DOBJ_<folder>=a.o|b.o ...] -P check_layers.cmake
 #
+# Folders are named relative to ROOT (default: the LAYERS file's folder).
+# A folder named only on the right of a line (runtime/include for the
+# tools) is searched for headers too, and may be used by those naming it.
 # <folder> in OBJ_ has '/' spelled '_'. Exits non-zero with one line per
 # violation.
 cmake_minimum_required(VERSION 3.16)
@@ -15,7 +18,11 @@ cmake_minimum_required(VERSION 3.16)
 if(NOT LAYERS OR NOT EXISTS "${LAYERS}")
   message(FATAL_ERROR "check_layers: LAYERS='${LAYERS}' is not a file")
 endif()
-get_filename_component(root "${LAYERS}" DIRECTORY)
+if(ROOT)
+  get_filename_component(root "${ROOT}" ABSOLUTE)
+else()
+  get_filename_component(root "${LAYERS}" DIRECTORY)
+endif()
 string(REPLACE "|" ";" extra_dirs "${EXTRA_DIRS}")
 
 # ---- the LAYERS file ----
@@ -49,12 +56,25 @@ endforeach()
 if(NOT folders)
   message(FATAL_ERROR "check_layers: ${LAYERS} lists no folder")
 endif()
+# Every folder a header may be found in: those with a line, then those
+# only used.
+set(known ${folders})
+foreach(f IN LISTS folders)
+  string(MAKE_C_IDENTIFIER "${f}" id)
+  foreach(u IN LISTS uses_${id})
+    if(NOT IS_DIRECTORY "${root}/${u}")
+      message(FATAL_ERROR "check_layers: ${LAYERS}: folder ${u} (used by ${f}) does not exist")
+    endif()
+    list(APPEND known "${u}")
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES known)
 
-# The listed folder a path lies in: the longest listed prefix.
+# The known folder a path lies in: the longest known prefix.
 function(folder_of path out)
   set(best "")
   set(best_len 0)
-  foreach(f IN LISTS folders)
+  foreach(f IN LISTS known)
     string(LENGTH "${root}/${f}/" n)
     string(SUBSTRING "${path}" 0 ${n} head)
     if(head STREQUAL "${root}/${f}/" AND n GREATER best_len)
@@ -87,7 +107,7 @@ foreach(f IN LISTS folders)
       if(EXISTS "${src_dir}/${name}")
         get_filename_component(found "${src_dir}/${name}" ABSOLUTE)
       else()
-        foreach(g IN LISTS folders)
+        foreach(g IN LISTS known)
           if(NOT found AND EXISTS "${root}/${g}/${name}")
             get_filename_component(found "${root}/${g}/${name}" ABSOLUTE)
           endif()
