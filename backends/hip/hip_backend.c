@@ -78,6 +78,12 @@ static bool runtime_pointless(void) {
 
 static xgpu_status hip_probe(const xgpu_core_services *services, void **state, char *reason,
                              size_t reason_size) {
+    *state = NULL;
+    hip__services = services;
+    xgpu_status s = xgpu__rt_init(services, &hip__vendor, reason, reason_size);
+    if (s != XGPU_SUCCESS) {
+        return s;
+    }
     if (runtime_pointless()) {
         services->library(HIP_BACKEND_NAME, "libamdhip64.so", NULL, false,
                           "not loaded: without /dev/kfd it can see no GPU");
@@ -87,15 +93,12 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
                  "loaded (gpuinfo --doctor loads it; XGPU_HIP_PROBE=always does too)");
         return XGPU_ERROR_NO_DEVICE;
     }
-    hip__services = services;
-    xgpu__rt_services = services;
-    *state = NULL;
     hip_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(reason, reason_size, "out of host memory");
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
-    xgpu_status s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
+    s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
     if (st->rt.lib) { /* after the runtime's own record: the doctor lists it first */
         xgpu__embedded_report(services, HIP_BACKEND_NAME, "the HIP plugin", "hiprtc",
                               &hip__embedded_table);
