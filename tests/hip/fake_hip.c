@@ -401,7 +401,7 @@ EXPORT hipError_t hipDeviceGetUuid(void *uuid, int device) {
     if (device < 0 || device >= device_count()) {
         return INVALID_DEVICE;
     }
-    char bytes[17];
+    char bytes[32];
     snprintf(bytes, sizeof bytes, "fake-hip-uuid-%02d", device);
     memcpy(uuid, bytes, 16);
     return OK;

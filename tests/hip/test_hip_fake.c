@@ -154,7 +154,7 @@ static void devices_and_their_information(void **state) {
             char bus[16];
             snprintf(bus, sizeof bus, "0000:%02x:00.0", 0xc3 + i);
             assert_string_equal(info.pci_bus_id, bus); /* lower case */
-            char uuid[17];
+            char uuid[32];
             snprintf(uuid, sizeof uuid, "fake-hip-uuid-%02u", i);
             assert_memory_equal(info.uuid, uuid, 16);
         }
