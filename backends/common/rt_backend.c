@@ -4,10 +4,45 @@
 #include "rt_backend.h"
 #include "backend_util.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const xgpu_core_services *xgpu__rt_services;
+
+/* The required entries as data: name and place in the table. */
+static const struct {
+    const char *name;
+    size_t offset;
+} required_entries[] = {
+#define XGPU__RT_ENTRY(entry) {#entry, offsetof(xgpu_rt_vendor, entry)},
+    XGPU_RT_VENDOR_REQUIRED(XGPU__RT_ENTRY)
+#undef XGPU__RT_ENTRY
+};
+
+xgpu_status xgpu__rt_init(const xgpu_core_services *services, const xgpu_rt_vendor *vendor,
+                          char *reason, size_t reason_size) {
+    xgpu__rt_services = services;
+    if (!vendor->backend) {
+        snprintf(reason, reason_size,
+                 "the plugin's vendor table (xgpu_rt_vendor) has no backend "
+                 "name: the plugin was built wrong");
+        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+    }
+    for (size_t i = 0; i < sizeof required_entries / sizeof required_entries[0]; i++) {
+        void (*entry)(void); /* all function pointers have one size here */
+        memcpy(&entry, (const char *)vendor + required_entries[i].offset, sizeof entry);
+        if (!entry) {
+            snprintf(reason, reason_size,
+                     "the %s plugin's vendor table (xgpu_rt_vendor) lacks the required entry %s: "
+                     "the plugin was built wrong",
+                     vendor->backend, required_entries[i].name);
+            return XGPU_ERROR_BACKEND_UNAVAILABLE;
+        }
+    }
+    return XGPU_SUCCESS;
+}
 
 typedef struct rt_queue {
     xgpu_rt_ctx *ctx;
@@ -242,6 +277,9 @@ xgpu_status xgpu__rt_buffer_copy_peer(void *src_queue, void *src_buffer, size_t 
     const rt_queue *sq = src_queue, *dq = dst_queue;
     const rt_buffer *sb = src_buffer, *db = dst_buffer;
     const xgpu_rt_vendor *v = dq->ctx->vendor;
+    if (!v->copy_peer) {
+        return XGPU_ERROR_UNSUPPORTED; /* the core stages the copy */
+    }
     xgpu_status st = xgpu__rt_make_current(dq->ctx);
     if (st == XGPU_SUCCESS) {
         st = v->copy_peer(dq->ctx->api, db->ptr + dst_offset, dq->ctx->device_ctx,
@@ -253,7 +291,8 @@ xgpu_status xgpu__rt_buffer_copy_peer(void *src_queue, void *src_buffer, size_t 
 xgpu_status xgpu__rt_device_peer(const xgpu_rt_vendor *vendor, const void *api, int src, int dst,
                                  bool *direct) {
     int can = 0;
-    xgpu_status st = vendor->can_access_peer(api, dst, src, &can);
+    xgpu_status st =
+        vendor->can_access_peer ? vendor->can_access_peer(api, dst, src, &can) : XGPU_SUCCESS;
     *direct = st == XGPU_SUCCESS && can != 0;
     return st;
 }

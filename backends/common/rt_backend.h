@@ -49,17 +49,20 @@ typedef struct xgpu_rt_vendor {
     xgpu_status (*copy_dtoh)(const void *api, void *dst, uint64_t src, size_t size, void *stream);
     xgpu_status (*copy_dtod)(const void *api, uint64_t dst, uint64_t src, size_t size,
                              void *stream);
-    /* Between two contexts (src_ctx, dst_ctx: their device_ctx), on the
-     * destination's stream, with the destination's context current; peer
-     * access is enabled first where the vendor needs it. XGPU_ERROR_UNSUPPORTED
-     * without an error when the vendor's library has no peer copy or
-     * refuses peer access: the core then stages the copy. */
+    /* Optional (NULL: the layer answers XGPU_ERROR_UNSUPPORTED and the core
+     * stages the copy). Between two contexts (src_ctx, dst_ctx: their
+     * device_ctx), on the destination's stream, with the destination's
+     * context current; peer access is enabled first where the vendor needs
+     * it. XGPU_ERROR_UNSUPPORTED without an error when the vendor's library
+     * has no peer copy or refuses peer access: the core then stages the
+     * copy. */
     xgpu_status (*copy_peer)(const void *api, uint64_t dst, void *dst_ctx, uint64_t src,
                              void *src_ctx, size_t size, void *stream);
-    /* *can: 0 when the vendor's library has no peer copy, else whether
-     * device `dst` (the vendor's device handle: CUdevice, HIP ordinal) can
-     * copy from `src`'s memory directly; dst == src: whether there is a
-     * peer copy at all (two contexts of one device). */
+    /* Optional (NULL: no pair is direct). *can: 0 when the vendor's
+     * library has no peer copy, else whether device `dst` (the vendor's
+     * device handle: CUdevice, HIP ordinal) can copy from `src`'s memory
+     * directly; dst == src: whether there is a peer copy at all (two
+     * contexts of one device). */
     xgpu_status (*can_access_peer)(const void *api, int dst, int src, int *can);
     /* `count` elements of `width` bytes (1, 2 or 4) set to `value`. */
     xgpu_status (*memset)(const void *api, uint64_t dst, uint32_t value, unsigned width,
@@ -77,21 +80,40 @@ typedef struct xgpu_rt_vendor {
                           void **params);
 } xgpu_rt_vendor;
 
-/* A vendor's table, from static functions of these names in its file
- * (cuda_vendor.c, hip_vendor.c): each file defines the same set. */
-#define XGPU_RT_VENDOR_TABLE(name)                                                                 \
-    {                                                                                              \
-        .backend = (name), .make_current = make_current, .stream_create = stream_create,           \
-        .stream_destroy = stream_destroy, .stream_sync = stream_sync,                              \
-        .event_create = event_create, .event_record = event_record, .event_sync = event_sync,      \
-        .stream_wait_event = stream_wait_event, .event_elapsed = event_elapsed,                    \
-        .event_destroy = event_destroy, .mem_alloc = mem_alloc, .mem_free = mem_free,              \
-        .host_alloc = host_alloc, .host_free = host_free, .copy_htod = copy_htod,                  \
-        .copy_dtoh = copy_dtoh, .copy_dtod = copy_dtod, .copy_peer = copy_peer,                    \
-        .can_access_peer = can_access_peer, .memset = memset_n, .module_load = module_load,        \
-        .module_unload = module_unload, .get_function = get_function,                              \
-        .function_props = function_props, .launch = launch,                                        \
-    }
+/* The entries a vendor table must fill, as data (name and place); the
+ * others may be NULL. */
+#define XGPU_RT_VENDOR_REQUIRED(X)                                                                 \
+    X(make_current)                                                                                \
+    X(stream_create)                                                                               \
+    X(stream_destroy)                                                                              \
+    X(stream_sync)                                                                                 \
+    X(event_create)                                                                                \
+    X(event_record)                                                                                \
+    X(event_sync)                                                                                  \
+    X(stream_wait_event)                                                                           \
+    X(event_elapsed)                                                                               \
+    X(event_destroy)                                                                               \
+    X(mem_alloc)                                                                                   \
+    X(mem_free)                                                                                    \
+    X(host_alloc)                                                                                  \
+    X(host_free)                                                                                   \
+    X(copy_htod)                                                                                   \
+    X(copy_dtoh)                                                                                   \
+    X(copy_dtod)                                                                                   \
+    X(memset)                                                                                      \
+    X(module_load)                                                                                 \
+    X(module_unload)                                                                               \
+    X(get_function)                                                                                \
+    X(function_props)                                                                              \
+    X(launch)
+
+/* Called by the plugin's probe before anything else of this layer: keeps
+ * the core's services for the hooks and checks the vendor's table, as the
+ * loader checks a plugin's. XGPU_ERROR_BACKEND_UNAVAILABLE, with a reason
+ * naming the first required entry that is NULL (or a NULL `backend`),
+ * rather than a crash at the first hook that needs it. */
+xgpu_status xgpu__rt_init(const xgpu_core_services *services, const xgpu_rt_vendor *vendor,
+                          char *reason, size_t reason_size);
 
 /* The first member of a vendor's context struct. */
 typedef struct xgpu_rt_ctx {
@@ -119,7 +141,7 @@ typedef struct xgpu_rt_kernel {
     xgpu_status (*prepare_launch)(struct xgpu_rt_kernel *kernel, size_t shared_bytes);
 } xgpu_rt_kernel;
 
-/* Set by the plugin's probe; the error and log services. */
+/* Set by xgpu__rt_init at the plugin's probe; the error and log services. */
 extern const xgpu_core_services *xgpu__rt_services;
 
 xgpu_status xgpu__rt_make_current(const xgpu_rt_ctx *ctx);

@@ -39,6 +39,10 @@ static bool driver_pointless(void) {
 static xgpu_status cu_probe(const xgpu_core_services *services, void **state, char *reason,
                             size_t reason_size) {
     *state = NULL;
+    xgpu_status s = xgpu__rt_init(services, &cu__vendor, reason, reason_size);
+    if (s != XGPU_SUCCESS) {
+        return s;
+    }
     if (driver_pointless()) {
         services->library(CU_BACKEND_NAME, "libcuda.so.1", NULL, false,
                           "not loaded: without /dev/nvidiactl or /dev/nvidia0 it can see no GPU");
@@ -51,13 +55,12 @@ static xgpu_status cu_probe(const xgpu_core_services *services, void **state, ch
         return XGPU_ERROR_NO_DEVICE;
     }
     cu__services = services;
-    xgpu__rt_services = services;
     cu_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(reason, reason_size, "out of host memory");
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
-    xgpu_status s = cu__driver_load(&st->driver, &st->driver_version, reason, reason_size);
+    s = cu__driver_load(&st->driver, &st->driver_version, reason, reason_size);
     if (s != XGPU_SUCCESS) {
         free(st); /* the library stays loaded, by design */
         return s;

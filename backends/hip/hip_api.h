@@ -4,6 +4,7 @@
 #ifndef XGPU_HIP_API_H
 #define XGPU_HIP_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef int hipError_t;
@@ -51,6 +52,7 @@ typedef struct hip_attributes {
 
 /* X(name, symbol, required, return type, parameters) */
 #define HIP_RUNTIME_FUNCTIONS(X)                                                                   \
+    X(hipInit, "hipInit", 0, hipError_t, (unsigned flags))                                         \
     X(hipGetDeviceCount, "hipGetDeviceCount", 1, hipError_t, (int *count))                         \
     X(hipRuntimeGetVersion, "hipRuntimeGetVersion", 1, hipError_t, (int *version))                 \
     X(hipDriverGetVersion, "hipDriverGetVersion", 0, hipError_t, (int *version))                   \
@@ -118,13 +120,33 @@ typedef struct hip_attributes {
 
 typedef enum hip_flavor { HIP_FLAVOR_ROCM = 1, HIP_FLAVOR_DTK = 2 } hip_flavor;
 
+/* The hipDeviceProp_t a runtime fills (checked against ROCm's headers of
+ * 4.3, 4.5, 5.0, 5.2 and 6.x). */
+typedef enum hip_props_layout {
+    /* hipGetDeviceProperties from HIP 4.3 to 5.x, the unversioned symbol of
+     * ROCm 6 and Hygon's libgalaxyhip: 792 bytes, gcnArchName at 396. */
+    HIP_PROPS_R0000 = 1,
+    /* hipGetDevicePropertiesR0600 (ROCm 6 and later): 1472 bytes,
+     * gcnArchName at 1160. */
+    HIP_PROPS_R0600 = 2
+} hip_props_layout;
+
 typedef struct hip_runtime {
     void *lib;
     char name[64];  /* the soname asked for: "libamdhip64.so.5" */
     char path[512]; /* the file loaded */
     hip_flavor flavor;
     int version; /* hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch */
+    /* The ABI (hip_abi.c): attribute numbers and property struct. Legacy:
+     * Hygon's libgalaxyhip, or HIP before 5.0. */
+    bool legacy_abi;
     const hip_attributes *attributes;
+    hip_props_layout props;
+    /* The Hygon DTK folder the runtime lies in ("" when none) and its
+     * release (2604 for DTK 26.04; 0: unknown), for hiprtc's search and
+     * its architecture allow-list. */
+    char dtk_root[512];
+    int dtk_release;
 #define HIP_DECLARE_FN(name, symbol, required, ret, params) ret(*name) params;
     HIP_RUNTIME_FUNCTIONS(HIP_DECLARE_FN)
 #undef HIP_DECLARE_FN
@@ -156,6 +178,7 @@ typedef struct hip_rtc {
     char path[512];
     int rocm_version; /* of the runtime it belongs to, for the arch allow-list */
     hip_flavor flavor;
+    int dtk_release; /* the runtime's (hip_runtime), for DTK's allow-list */
 #define HIP_DECLARE_FN(name, symbol, required, ret, params) ret(*name) params;
     HIP_RTC_FUNCTIONS(HIP_DECLARE_FN)
 #undef HIP_DECLARE_FN

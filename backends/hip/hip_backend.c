@@ -9,75 +9,29 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ROCm 5's hipDeviceProp_t holds gcnArchName (char[256]) at this offset
- * (checked against Debian's ROCm 5.2 headers). */
-#define ROCM5_GCN_ARCH_NAME_OFFSET 396
-
-static bool arch_char(char c) {
-    return isalnum((unsigned char)c) || c == ':' || c == '+' || c == '-' || c == '_';
-}
-
-/* A "gfx..." string starting a field (after a NUL) and ending in one. */
-static bool arch_at(const char *p, const char *end) {
-    if (strncmp(p, "gfx", 3) != 0 || p[-1] != '\0') {
-        return false;
-    }
-    for (const char *q = p; q < end; q++) {
-        if (*q == '\0') {
-            return q - p >= 5;
-        }
-        if (!arch_char(*q)) {
-            return false;
-        }
-    }
-    return false;
-}
-
-/* gcnArchName from the device properties struct of the library actually
- * loaded: at its known offset for ROCm 5, else (ROCm 6's R0600 layout,
- * DTK's) the first "gfx..." field after the 256-byte name. */
-static void read_arch(const hip_runtime *rt, int dev, char *out, size_t size) {
-    enum { PROPS_MAX = 16384 };
-    char *props = calloc(1, PROPS_MAX);
-    out[0] = '\0';
-    if (!props) {
-        return;
-    }
-    hipError_t e = rt->hipGetDevicePropertiesR0600 ? rt->hipGetDevicePropertiesR0600(props, dev)
-                   : rt->hipGetDeviceProperties    ? rt->hipGetDeviceProperties(props, dev)
-                                                   : hipErrorNotFound;
-    if (e == hipSuccess) {
-        const char *known = props + ROCM5_GCN_ARCH_NAME_OFFSET;
-        if (!rt->hipGetDevicePropertiesR0600 && rt->flavor == HIP_FLAVOR_ROCM &&
-            rt->version / 10000000 == 5 && arch_at(known, props + PROPS_MAX)) {
-            snprintf(out, size, "%.*s", (int)size - 1, known);
-        } else {
-            for (const char *p = props + 256; p < props + PROPS_MAX - 8; p++) {
-                if (arch_at(p, props + PROPS_MAX)) {
-                    snprintf(out, size, "%.*s", (int)size - 1, p);
-                    break;
-                }
-            }
-        }
-    }
-    free(props);
-}
-
 /* Without /dev/kfd the ROCm runtime sees no GPU: loading it (10 to 15 ms
  * of every start) only to hear that is skipped, unless Hygon's DTK may be
- * installed (DTK_PATH, /opt/dtk), the runtime is named (XGPU_HIP_RUNTIME),
- * or XGPU_HIP_PROBE=always asks for it (gpuinfo --doctor does). */
+ * installed (DTK_PATH, ROCM_PATH into a DTK, /opt/dtk or /opt/dtk-*), the
+ * runtime is named (XGPU_HIP_RUNTIME), or XGPU_HIP_PROBE=always asks for
+ * it (gpuinfo --doctor does). */
 static bool runtime_pointless(void) {
     const char *probe = getenv("XGPU_HIP_PROBE");
     if ((probe && !strcmp(probe, "always")) || access("/dev/kfd", F_OK) == 0) {
         return false;
     }
-    const char *runtime = secure_getenv("XGPU_HIP_RUNTIME"), *dtk = secure_getenv("DTK_PATH");
-    return (!runtime || !*runtime) && (!dtk || !*dtk) && access("/opt/dtk", F_OK) != 0;
+    const char *runtime = secure_getenv("XGPU_HIP_RUNTIME");
+    hip_dtk dtk[1];
+    return (!runtime || !*runtime) && hip__dtk_find(dtk, 1) == 0;
 }
 
 static xgpu_status hip_probe(const xgpu_core_services *services, void **state, char *reason,
                              size_t reason_size) {
+    *state = NULL;
+    hip__services = services;
+    xgpu_status s = xgpu__rt_init(services, &hip__vendor, reason, reason_size);
+    if (s != XGPU_SUCCESS) {
+        return s;
+    }
     if (runtime_pointless()) {
         services->library(HIP_BACKEND_NAME, "libamdhip64.so", NULL, false,
                           "not loaded: without /dev/kfd it can see no GPU");
@@ -87,15 +41,12 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
                  "loaded (gpuinfo --doctor loads it; XGPU_HIP_PROBE=always does too)");
         return XGPU_ERROR_NO_DEVICE;
     }
-    hip__services = services;
-    xgpu__rt_services = services;
-    *state = NULL;
     hip_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(reason, reason_size, "out of host memory");
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
-    xgpu_status s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
+    s = hip__runtime_load(&st->rt, &st->device_count, reason, reason_size);
     if (st->rt.lib) { /* after the runtime's own record: the doctor lists it first */
         xgpu__embedded_report(services, HIP_BACKEND_NAME, "the HIP plugin", "hiprtc",
                               &hip__embedded_table);
@@ -111,7 +62,7 @@ static xgpu_status hip_probe(const xgpu_core_services *services, void **state, c
         return XGPU_ERROR_OUT_OF_HOST_MEMORY;
     }
     for (int i = 0; i < st->device_count; i++) {
-        read_arch(&st->rt, i, st->arch[i], sizeof st->arch[i]);
+        hip__device_arch(&st->rt, i, st->arch[i], sizeof st->arch[i]);
     }
     pthread_mutex_init(&st->rtc_lazy.lock, NULL);
     *state = st;

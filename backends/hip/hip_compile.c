@@ -28,30 +28,79 @@ static const struct {
     {60100000, "gfx1151"}, {60300000, "gfx1200"}, {60300000, "gfx1201"}, {60400000, "gfx950"},
 };
 
-/* Hygon DCU architectures, compiled by DTK's own hiprtc only. */
-static const char *const dtk_archs[] = {"gfx906", "gfx926", "gfx928", "gfx936"};
+/* Hygon DCU architectures, for DTK's own hiprtc (and no other: vanilla
+ * ROCm's LLVM has no gfx928 or gfx936 target, so the ROCm table above
+ * lacks them). An entry applies from its DTK release on (2604 = DTK
+ * 26.04). xgpu learns the release from the folder DTK is installed in
+ * (/opt/dtk-24.04, or the folder /opt/dtk links to); an unknown release
+ * (0) gets gfx906 only. The releases are deliberately late: no release
+ * before them is known here to compile the architecture, and a hiprtc
+ * asked for one its device libraries lack may abort the process (as ROCm
+ * 5.2's does on gfx940) instead of failing. Lower one only on a report of
+ * that release compiling for it on a DCU. */
+static const struct {
+    int since;
+    const char *arch;
+} dtk_archs[] = {
+    {0, "gfx906"},    /* Z100: the Vega 20 ISA, also in every ROCm */
+    {2404, "gfx926"}, /* no report of its device or release: gated as gfx928 */
+    {2404, "gfx928"}, /* K100-class */
+    {2504, "gfx936"}, /* BW-class */
+};
 
-bool hip__arch_supported(int rocm_version, hip_flavor flavor, const char *arch) {
-    char base[32];
+/* The architecture's name without its features ("gfx90a" of
+ * "gfx90a:sramecc+:xnack-"); false when it does not fit. */
+static bool arch_base(const char *arch, char *base, size_t size) {
     size_t n = strcspn(arch, ":");
-    if (n == 0 || n >= sizeof base) {
+    if (n == 0 || n >= size) {
         return false;
     }
     memcpy(base, arch, n);
     base[n] = '\0';
+    return true;
+}
+
+bool hip__arch_supported(int version, hip_flavor flavor, int dtk_release, const char *arch) {
+    char base[32];
+    if (!arch_base(arch, base, sizeof base)) {
+        return false;
+    }
     if (flavor == HIP_FLAVOR_DTK) {
         for (size_t i = 0; i < sizeof dtk_archs / sizeof dtk_archs[0]; i++) {
-            if (!strcmp(dtk_archs[i], base)) {
+            if (!strcmp(dtk_archs[i].arch, base) && dtk_release >= dtk_archs[i].since) {
                 return true;
             }
         }
+        return false;
     }
     for (size_t i = 0; i < sizeof rocm_archs / sizeof rocm_archs[0]; i++) {
-        if (!strcmp(rocm_archs[i].arch, base) && rocm_version >= rocm_archs[i].since) {
+        if (!strcmp(rocm_archs[i].arch, base) && version >= rocm_archs[i].since) {
             return true;
         }
     }
     return false;
+}
+
+/* Records why `arch` is refused. */
+static xgpu_status refuse_arch(const hip_rtc *rtc, const char *arch) {
+    if (rtc->flavor == HIP_FLAVOR_DTK) {
+        char release[80] = "of an unknown release (its folder is not named dtk-<version>)";
+        if (rtc->dtk_release) {
+            snprintf(release, sizeof release, "%d.%02d", rtc->dtk_release / 100,
+                     rtc->dtk_release % 100);
+        }
+        return hip__services->error(
+            HIP_BACKEND_NAME, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+            "%s is not an architecture xgpu knows the hiprtc of Hygon DTK %s to compile for "
+            "(%s); install a newer DTK, or add it to the DTK table in backends/hip/hip_compile.c "
+            "if this release supports it",
+            arch, release, rtc->path);
+    }
+    return hip__services->error(
+        HIP_BACKEND_NAME, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+        "%s is not an architecture the hiprtc of ROCm %d.%d compiles for (%s); install a newer "
+        "ROCm, or add it to the table in backends/hip/hip_compile.c if this release supports it",
+        arch, rtc->rocm_version / 10000000, (rtc->rocm_version / 100000) % 100, rtc->path);
 }
 
 static char *program_log(const hip_rtc *rtc, hiprtcProgram prog) {
@@ -81,14 +130,8 @@ xgpu_status hip__compile(const hip_rtc *rtc, const char *source, const char *opt
                          const char *arch, char **code, size_t *code_size, char **log) {
     *code = NULL;
     *code_size = 0;
-    if (!hip__arch_supported(rtc->rocm_version, rtc->flavor, arch)) {
-        return hip__services->error(
-            HIP_BACKEND_NAME, XGPU_ERROR_UNSUPPORTED, 0, NULL,
-            "%s is not an architecture the hiprtc of %s %d.%d compiles for (%s); install a "
-            "newer ROCm, or add it to the table in backends/hip/hip_compile.c if this release "
-            "supports it",
-            arch, rtc->flavor == HIP_FLAVOR_DTK ? "DTK HIP" : "ROCm", rtc->rocm_version / 10000000,
-            (rtc->rocm_version / 100000) % 100, rtc->path);
+    if (!hip__arch_supported(rtc->rocm_version, rtc->flavor, rtc->dtk_release, arch)) {
+        return refuse_arch(rtc, arch);
     }
     char arch_opt[96];
     snprintf(arch_opt, sizeof arch_opt, "--offload-arch=%s", arch);

@@ -1,13 +1,16 @@
-/* Finding and binding the HIP runtime and hiprtc at run time: ROCm's
- * libamdhip64 (6, then 5, then unversioned; also under $ROCM_PATH/lib and
- * /opt/rocm/lib), then Hygon DTK's libgalaxyhip. Never unloaded: DTK
- * crashes at exit when it is, and sanitizers lose its symbols. */
+/* Loading the HIP runtime: the first of hip_search.c's candidates that
+ * opens, bound, told apart (whose it is, which ABI: hip_abi.c), started
+ * (hipInit) and asked for its devices, with the reason when that fails;
+ * and the HIP error names and statuses of every failed call. Never
+ * unloaded (no dlclose anywhere): libgalaxyhip's C++ exit handlers crash
+ * when it is, and sanitizers lose its symbols. */
 #define _GNU_SOURCE
 #include "hip_internal.h"
 #include "backend_util.h"
 
 #include <dlfcn.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,43 +19,15 @@
 
 const xgpu_core_services *hip__services;
 
-/* From ROCm 5.2's hip_runtime_api.h (checked against 6.x). */
-static const hip_attributes attributes_modern = {.max_threads_per_block = 56,
-                                                 .max_block_x = 26,
-                                                 .max_block_y = 27,
-                                                 .max_block_z = 28,
-                                                 .max_grid_x = 29,
-                                                 .max_grid_y = 30,
-                                                 .max_grid_z = 31,
-                                                 .shared_per_block = 74,
-                                                 .total_constant = 83,
-                                                 .warp_size = 87,
-                                                 .clock_khz = 5,
-                                                 .memory_clock_khz = 60,
-                                                 .memory_bus_width = 59,
-                                                 .cu_count = 63,
-                                                 .l2_cache = 19,
-                                                 .shared_per_cu = 10002,
-                                                 .ecc = 0};
+/* The last HIP error hip__fail recorded on this thread (hip_program.c
+ * names it when the built-in code does not load). */
+static _Thread_local hipError_t last_failure;
 
-/* HIP before ROCm 5.0. */
-static const hip_attributes attributes_legacy = {.max_threads_per_block = 0,
-                                                 .max_block_x = 1,
-                                                 .max_block_y = 2,
-                                                 .max_block_z = 3,
-                                                 .max_grid_x = 4,
-                                                 .max_grid_y = 5,
-                                                 .max_grid_z = 6,
-                                                 .shared_per_block = 7,
-                                                 .total_constant = 8,
-                                                 .warp_size = 9,
-                                                 .clock_khz = 11,
-                                                 .memory_clock_khz = 12,
-                                                 .memory_bus_width = 13,
-                                                 .cu_count = 14,
-                                                 .l2_cache = 16,
-                                                 .shared_per_cu = 23,
-                                                 .ecc = 41};
+hipError_t hip__last_failure(void) {
+    hipError_t e = last_failure;
+    last_failure = hipSuccess;
+    return e;
+}
 
 const char *hip__error_name(const hip_runtime *rt, hipError_t e, char *buf, size_t size) {
     const char *name = rt->hipGetErrorName ? rt->hipGetErrorName(e) : NULL;
@@ -91,90 +66,49 @@ xgpu_status hip__fail(const hip_runtime *rt, hipError_t e, const char *call, con
     char buf[32];
     const char *name = hip__error_name(rt, e, buf, sizeof buf);
     const char *text = rt->hipGetErrorString ? rt->hipGetErrorString(e) : NULL;
+    last_failure = e;
     return xgpu__util_vendor_fail(hip__services, HIP_BACKEND_NAME, status_of(e), e, name, text,
                                   call, detail);
 }
 
-static size_t add_candidate(hip_candidate *out, size_t n, size_t max, const char *dir,
-                            const char *sub, const char *name, hip_flavor flavor) {
-    if (n < max) {
-        snprintf(out[n].file, sizeof out[n].file, "%.500s%s%s", dir, sub, name);
-        out[n].flavor = flavor;
-        n++;
-    }
-    return n;
-}
-
-/* The runtime libraries to try, in order: ROCm 7, 6 and 5 (ROCm 7 may ship
- * libamdhip64.so.7 without the unversioned link) on the library path, in
- * $ROCM_PATH/lib and /opt/rocm/lib; then Hygon DTK's libgalaxyhip (.so.5
- * as DTK releases name it, or unversioned) on the library path, in
- * $ROCM_PATH/lib, $DTK_PATH/lib and $DTK_PATH/hip/lib. */
-size_t hip__runtime_candidates(hip_candidate *out, size_t max) {
-    static const char *const rocm[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
-                                       "libamdhip64.so"};
-    static const char *const dtk[] = {"libgalaxyhip.so.5", "libgalaxyhip.so"};
-    const char *rocm_path = secure_getenv("ROCM_PATH");
-    const char *dtk_path = secure_getenv("DTK_PATH");
-    bool has_rocm = rocm_path && *rocm_path, has_dtk = dtk_path && *dtk_path;
-    size_t n = 0;
-    const struct {
-        const char *dir, *sub;
-        bool use;
-    } rocm_dirs[] = {{"", "", true},
-                     {has_rocm ? rocm_path : "", "/lib/", has_rocm},
-                     {"/opt/rocm/lib/", "", true}},
-      dtk_dirs[] = {{"", "", true},
-                    {has_rocm ? rocm_path : "", "/lib/", has_rocm},
-                    {has_dtk ? dtk_path : "", "/lib/", has_dtk},
-                    {has_dtk ? dtk_path : "", "/hip/lib/", has_dtk}};
-    for (size_t d = 0; d < sizeof rocm_dirs / sizeof rocm_dirs[0]; d++) {
-        for (size_t s = 0; rocm_dirs[d].use && s < sizeof rocm / sizeof rocm[0]; s++) {
-            n = add_candidate(out, n, max, rocm_dirs[d].dir, rocm_dirs[d].sub, rocm[s],
-                              HIP_FLAVOR_ROCM);
-        }
-    }
-    for (size_t d = 0; d < sizeof dtk_dirs / sizeof dtk_dirs[0]; d++) {
-        for (size_t s = 0; dtk_dirs[d].use && s < sizeof dtk / sizeof dtk[0]; s++) {
-            n = add_candidate(out, n, max, dtk_dirs[d].dir, dtk_dirs[d].sub, dtk[s],
-                              HIP_FLAVOR_DTK);
-        }
-    }
-    return n;
-}
-
-/* hipErrorNoDevice, explained: is the kernel driver there, may this user
- * use it, is a visible-devices variable hiding the GPUs? */
+/* hipErrorNoDevice, explained: is the wrong runtime loaded (ROCm's on a
+ * DCU machine), is the kernel driver there, may this user use it, is a
+ * visible-devices variable hiding the GPUs? */
 static void no_device_reason(const hip_runtime *rt, char *reason, size_t size) {
+    if (hip__dtk_advice(rt, reason, size)) {
+        return;
+    }
+    bool dtk = rt->flavor == HIP_FLAVOR_DTK;
+    const char *gpu = dtk ? "DCU" : "GPU";
     char version[48];
-    snprintf(version, sizeof version, "%d.%d", rt->version / 10000000,
+    snprintf(version, sizeof version, "%s %d.%d", dtk ? "DTK HIP" : "ROCm", rt->version / 10000000,
              (rt->version / 100000) % 100);
     const char *hip_vis = getenv("HIP_VISIBLE_DEVICES");
     const char *rocr_vis = getenv("ROCR_VISIBLE_DEVICES");
     struct stat st;
     if (stat("/dev/kfd", &st) != 0) {
         snprintf(reason, size,
-                 "the HIP runtime (%s %s, %s) finds no GPU (hipErrorNoDevice): /dev/kfd does "
-                 "not exist, so the amdgpu kernel driver is not loaded (in a container: pass "
+                 "the HIP runtime (%s, %s) finds no %s (hipErrorNoDevice): /dev/kfd does not "
+                 "exist, so the %s kernel driver is not loaded (in a container: pass "
                  "--device=/dev/kfd --device=/dev/dri)",
-                 rt->flavor == HIP_FLAVOR_DTK ? "DTK HIP" : "ROCm", version, rt->path);
+                 version, rt->path, gpu, dtk ? "Hygon DCU" : "amdgpu");
     } else if (access("/dev/kfd", R_OK | W_OK) != 0) {
         struct group *g = getgrgid(st.st_gid);
         snprintf(reason, size,
-                 "the HIP runtime (%s) finds no GPU (hipErrorNoDevice): this user cannot open "
+                 "the HIP runtime (%s) finds no %s (hipErrorNoDevice): this user cannot open "
                  "/dev/kfd; add the user to group '%s' (and 'video'): usermod -aG %s,video "
                  "$USER, then log in again",
-                 rt->path, g ? g->gr_name : "render", g ? g->gr_name : "render");
+                 rt->path, gpu, g ? g->gr_name : "render", g ? g->gr_name : "render");
     } else if (hip_vis || rocr_vis) {
         snprintf(reason, size,
-                 "the HIP runtime (%s) finds no GPU (hipErrorNoDevice); HIP_VISIBLE_DEVICES=%s "
+                 "the HIP runtime (%s) finds no %s (hipErrorNoDevice); HIP_VISIBLE_DEVICES=%s "
                  "ROCR_VISIBLE_DEVICES=%s may hide them",
-                 rt->path, hip_vis ? hip_vis : "(unset)", rocr_vis ? rocr_vis : "(unset)");
+                 rt->path, gpu, hip_vis ? hip_vis : "(unset)", rocr_vis ? rocr_vis : "(unset)");
     } else {
         snprintf(reason, size,
-                 "the HIP runtime (%s) finds no GPU (hipErrorNoDevice) although /dev/kfd is "
-                 "usable; check rocminfo for a supported AMD GPU",
-                 rt->path);
+                 "the HIP runtime (%s) finds no %s (hipErrorNoDevice) although /dev/kfd is "
+                 "usable; check %s for a supported device",
+                 rt->path, gpu, dtk ? "hy-smi" : "rocminfo");
     }
 }
 
@@ -193,51 +127,84 @@ static bool bind_runtime(hip_runtime *rt, void *lib, const hip_candidate *c) {
     return rt->hipGetDeviceCount != NULL;
 }
 
-xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
-                              size_t reason_size) {
-    hip_candidate cands[32];
+/* Whose runtime it is: a file found through the library path may still
+ * lie in a DTK folder (DTK's env.sh puts it there), directly or through a
+ * link. */
+static void identify_runtime(hip_runtime *rt) {
+    char real[PATH_MAX];
+    const char *file = realpath(rt->path, real) ? real : rt->path;
+    if (hip__path_is_dtk(rt->path) || hip__path_is_dtk(file)) {
+        rt->flavor = HIP_FLAVOR_DTK;
+    }
+    if (hip__dtk_root_of(rt->path, rt->dtk_root, sizeof rt->dtk_root) ||
+        hip__dtk_root_of(file, rt->dtk_root, sizeof rt->dtk_root)) {
+        rt->dtk_release = hip__dtk_release(rt->dtk_root);
+    }
+    rt->hipRuntimeGetVersion(&rt->version);
+    hip__choose_abi(rt);
+}
+
+/* Loads the first candidate that opens into *rt; false when none does. */
+static bool open_runtime(hip_runtime *rt, const char *override, char *reason, size_t reason_size,
+                         xgpu_status *status) {
+    enum { MAX_CANDIDATES = 256 };
+    hip_candidate *cands = malloc(MAX_CANDIDATES * sizeof *cands);
+    if (!cands) {
+        snprintf(reason, reason_size, "out of host memory");
+        *status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
+        return false;
+    }
     size_t n = 0;
-    const char *override = secure_getenv("XGPU_HIP_RUNTIME");
-    if (override && *override) {
+    if (override) {
         snprintf(cands[0].file, sizeof cands[0].file, "%.599s", override);
-        cands[0].flavor = strstr(override, "galaxyhip") ? HIP_FLAVOR_DTK : HIP_FLAVOR_ROCM;
+        cands[0].flavor = hip__path_is_dtk(override) ? HIP_FLAVOR_DTK : HIP_FLAVOR_ROCM;
         n = 1;
     } else {
-        n = hip__runtime_candidates(cands, sizeof cands / sizeof cands[0]);
+        n = hip__runtime_candidates(cands, MAX_CANDIDATES);
     }
     void *lib = NULL;
     size_t i;
+    char error[256] = "";
     for (i = 0; i < n && !lib; i++) {
         lib = dlopen(cands[i].file, RTLD_NOW | RTLD_LOCAL);
-        hip__services->log(HIP_BACKEND_NAME, XGPU_LOG_DEBUG, "%s: %s", cands[i].file,
-                           lib ? "loaded" : dlerror());
+        const char *why = lib ? "loaded" : dlerror();
+        snprintf(error, sizeof error, "%s", why ? why : "not loaded");
+        hip__services->log(HIP_BACKEND_NAME, XGPU_LOG_DEBUG, "%s: %s", cands[i].file, error);
     }
+    *status = XGPU_ERROR_BACKEND_UNAVAILABLE;
     if (!lib) {
-        snprintf(reason, reason_size,
-                 "no HIP runtime found (%s); install ROCm (Debian: libamdhip64-5) or Hygon "
-                 "DTK, or set ROCM_PATH / DTK_PATH",
-                 override ? override
-                          : "libamdhip64.so.7/.6/.5, libamdhip64.so, libgalaxyhip.so.5, "
-                            "libgalaxyhip.so on the library path, $ROCM_PATH/lib, /opt/rocm/lib, "
-                            "$DTK_PATH/lib, $DTK_PATH/hip/lib");
+        hip__not_found_reason(override, error, reason, reason_size);
         hip__services->library(HIP_BACKEND_NAME, override ? override : "libamdhip64.so", NULL,
                                false, "not found");
-        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+        free(cands);
+        return false;
     }
-    const hip_candidate *c = &cands[i - 1];
-    if (!bind_runtime(rt, lib, c)) {
+    bool ok = bind_runtime(rt, lib, &cands[i - 1]);
+    if (!ok) {
         snprintf(reason, reason_size, "%s does not export hipGetDeviceCount: not a HIP runtime",
-                 c->file);
-        hip__services->library(HIP_BACKEND_NAME, c->file, rt->path, true, "not a HIP runtime");
-        return XGPU_ERROR_BACKEND_UNAVAILABLE;
+                 cands[i - 1].file);
+        hip__services->library(HIP_BACKEND_NAME, cands[i - 1].file, rt->path, true,
+                               "not a HIP runtime");
     }
-    rt->hipRuntimeGetVersion(&rt->version);
-    /* Attribute numbering follows the HIP version, not the vendor. */
-    rt->attributes = rt->version >= 50000000 ? &attributes_modern : &attributes_legacy;
-    char detail[160];
-    snprintf(detail, sizeof detail, "%s HIP runtime %d.%d.%d",
-             rt->flavor == HIP_FLAVOR_DTK ? "Hygon DTK" : "ROCm", rt->version / 10000000,
-             (rt->version / 100000) % 100, rt->version % 100000);
+    free(cands);
+    return ok;
+}
+
+xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
+                              size_t reason_size) {
+    const char *override = secure_getenv("XGPU_HIP_RUNTIME");
+    xgpu_status status;
+    if (!open_runtime(rt, override && *override ? override : NULL, reason, reason_size, &status)) {
+        return status;
+    }
+    identify_runtime(rt);
+    char detail[200], release[16] = "";
+    if (rt->dtk_release) {
+        snprintf(release, sizeof release, " %d.%02d", rt->dtk_release / 100, rt->dtk_release % 100);
+    }
+    snprintf(detail, sizeof detail, "%s%s HIP runtime %d.%d.%d (%s)",
+             rt->flavor == HIP_FLAVOR_DTK ? "Hygon DTK" : "ROCm", release, rt->version / 10000000,
+             (rt->version / 100000) % 100, rt->version % 100000, hip__abi_about(rt));
     hip__services->library(HIP_BACKEND_NAME, rt->name, rt->path, true, detail);
 
     const char *missing = NULL;
@@ -252,88 +219,27 @@ xgpu_status hip__runtime_load(hip_runtime *rt, int *device_count, char *reason,
                  missing);
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
+    /* hipInit first, so that a runtime that cannot start says why; ROCm
+     * answers hipErrorInvalidDevice there when it merely finds no GPU, so
+     * the device count decides that case. */
+    hipError_t init = rt->hipInit ? rt->hipInit(0) : hipSuccess;
     int count = 0;
     hipError_t e = rt->hipGetDeviceCount(&count);
+    char buf[32];
     if (e == hipErrorNoDevice || (e == hipSuccess && count == 0)) {
         no_device_reason(rt, reason, reason_size);
         return XGPU_ERROR_NO_DEVICE;
     }
+    const char *call = init != hipSuccess ? "hipInit" : "hipGetDeviceCount";
+    e = init != hipSuccess ? init : e;
     if (e != hipSuccess) {
-        char buf[32];
-        snprintf(reason, reason_size, "hipGetDeviceCount failed: %s (%d) with %s%s",
+        snprintf(reason, reason_size, "%s failed: %s (%d) with %s%s", call,
                  hip__error_name(rt, e, buf, sizeof buf), e, rt->path,
                  e == hipErrorInsufficientDriver
-                     ? ": the amdgpu kernel driver is older than this ROCm; update it"
+                     ? ": the kernel driver is older than this HIP runtime; update it"
                      : "");
         return XGPU_ERROR_BACKEND_UNAVAILABLE;
     }
     *device_count = count;
     return XGPU_SUCCESS;
-}
-
-static bool bind_rtc(hip_rtc *rtc, void *lib) {
-    bool ok = true;
-#define HIP_BIND(name, symbol, required, ret, params)                                              \
-    xgpu__util_bind_symbol(lib, symbol, &rtc->name, sizeof rtc->name);                             \
-    ok = ok && (!required || rtc->name);
-    HIP_RTC_FUNCTIONS(HIP_BIND)
-#undef HIP_BIND
-    return ok;
-}
-
-xgpu_status hip__rtc_load(const hip_runtime *rt, hip_rtc *rtc, char *reason, size_t reason_size) {
-    memset(rtc, 0, sizeof *rtc);
-    rtc->rocm_version = rt->version;
-    rtc->flavor = rt->flavor;
-    /* Beside the runtime first: a hiprtc of another ROCm release would not
-     * match its device libraries. */
-    char dir[512] = "";
-    snprintf(dir, sizeof dir, "%s", rt->path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        slash[1] = '\0';
-    } else {
-        dir[0] = '\0';
-    }
-    /* Then the library path, then DTK's folders (its hiprtc sits beside
-     * libgalaxyhip in $DTK_PATH/hip/lib, or in $DTK_PATH/lib). */
-    static const char *const names[] = {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
-                                        "libhiprtc.so"};
-    const char *dtk_path = secure_getenv("DTK_PATH");
-    char dirs[4][520] = {"", "", "", ""};
-    snprintf(dirs[0], sizeof dirs[0], "%s", dir);
-    if (dtk_path && *dtk_path) {
-        snprintf(dirs[2], sizeof dirs[2], "%.500s/hip/lib/", dtk_path);
-        snprintf(dirs[3], sizeof dirs[3], "%.500s/lib/", dtk_path);
-    }
-    for (size_t d = 0; d < 4; d++) {
-        if (d >= 2 && !dirs[d][0]) {
-            continue;
-        }
-        for (size_t s = 0; s < sizeof names / sizeof names[0]; s++) {
-            char file[600];
-            snprintf(file, sizeof file, "%.520s%s", dirs[d], names[s]);
-            void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-            if (lib && bind_rtc(rtc, lib)) {
-                rtc->lib = lib;
-                xgpu__util_loaded_path(lib, "hiprtcCompileProgram", rtc->path, sizeof rtc->path);
-                hip__services->library(HIP_BACKEND_NAME, names[s], rtc->path, true, "hiprtc");
-                return XGPU_SUCCESS;
-            }
-        }
-    }
-    /* ROCm 5 ships hiprtc inside libamdhip64 itself. */
-    if (bind_rtc(rtc, rt->lib)) {
-        rtc->lib = rt->lib;
-        snprintf(rtc->path, sizeof rtc->path, "%s", rt->path);
-        hip__services->library(HIP_BACKEND_NAME, "hiprtc", rtc->path, true,
-                               "hiprtc inside the HIP runtime");
-        return XGPU_SUCCESS;
-    }
-    snprintf(reason, reason_size,
-             "hiprtc was not found (libhiprtc.so.7/.6/.5 beside %s, on the library path or in "
-             "$DTK_PATH, nor inside the runtime); install ROCm's hiprtc package",
-             rt->path);
-    hip__services->library(HIP_BACKEND_NAME, "libhiprtc.so", NULL, false, "not found");
-    return XGPU_ERROR_BACKEND_UNAVAILABLE;
 }

@@ -58,14 +58,20 @@ xgpu_status hip__program_build(void *context, const char *source, const char *op
             return xgpu__rt_oom(&c->rt, "program");
         }
         memcpy(code, e->data, e->size + 1);
+        hip__last_failure(); /* forget an earlier one */
         st = load_program(c, code, e->size, program);
         if (st != XGPU_SUCCESS) {
+            /* Keep the runtime's code and name (hipErrorNoBinaryForGpu:
+             * no code object for this architecture in the bundle). */
+            hipError_t he = hip__last_failure();
+            char buf[32];
+            const char *name = he ? hip__error_name(RT(c), he, buf, sizeof buf) : NULL;
             return hip__services->error(
-                HIP_BACKEND_NAME, st, 0, NULL,
-                "the built-in %s kernel (%s) does not load on %s: hiprtc is needed for this "
-                "device (%s)",
+                HIP_BACKEND_NAME, st, he, name,
+                "the built-in %s kernel (%s) does not load on %s (hipModuleLoadData: %s): hiprtc "
+                "is needed for this device (%s)",
                 e->name, hip__embedded_table.about, c->state->arch[c->device],
-                c->state->rtc_lazy.reason);
+                name ? name : "failed", c->state->rtc_lazy.reason);
         }
         return XGPU_SUCCESS;
     }

@@ -1,6 +1,7 @@
 /* The variables that name a library to dlopen (XGPU_CUDA_DRIVER, CUDA_PATH,
  * and PATH, VIRTUAL_ENV, HOME and CONDA_PREFIX, which lead to NVRTC's pip
- * wheels and conda packages; XGPU_HIP_RUNTIME, ROCM_PATH, DTK_PATH) are
+ * wheels and conda packages; XGPU_HIP_RUNTIME, XGPU_HIPRTC, ROCM_PATH,
+ * DTK_PATH and XGPU_HIP_SYSROOT, which lead to Hygon DTK's folders) are
  * read through secure_getenv, so a setuid program never loads a file its
  * caller chose. Built once per backend (SECURE_ENV_CUDA or SECURE_ENV_HIP)
  * and linked with -Wl,--wrap=secure_getenv,--wrap=dlopen: the wrapped
@@ -83,15 +84,31 @@ static void no_planted_file_is_opened(void **state) {
     memset(&nvrtc, 0, sizeof nvrtc);
     assert_int_not_equal(cu__nvrtc_load(&nvrtc, 0, reason, sizeof reason), XGPU_SUCCESS);
 #else
+    /* A DTK tree that really holds (broken) runtimes and a hiprtc, reached
+     * only through XGPU_HIP_SYSROOT, DTK_PATH and ROCM_PATH. */
+    char tree[PATH_MAX], dtk[PATH_MAX], hyhal[PATH_MAX];
+    assert_int_equal(xt_tree_make("xgpu-planted", tree), 0);
+    assert_int_equal(xt_tree_file(tree, "opt/dtk-26.04/.hyhal/lib/libamdhip64.so.5", 0644), 0);
+    assert_int_equal(xt_tree_file(tree, "opt/dtk-26.04/.hyhal/lib/libhiprtc.so.5", 0644), 0);
+    assert_int_equal(xt_tree_file(tree, "opt/dtk-26.04/lib/libgalaxyhip.so", 0644), 0);
+    assert_int_equal(xt_tree_file(tree, "opt/rocm/lib/libamdhip64.so.6", 0644), 0);
+    assert_int_equal(xt_tree_path(tree, "opt/dtk-26.04", dtk), 0);
+    assert_int_equal(xt_tree_path(tree, "opt/dtk-26.04/.hyhal", hyhal), 0);
+    setenv("XGPU_HIP_SYSROOT", tree, 1);
     setenv("XGPU_HIP_RUNTIME", PLANTED "/libamdhip64.so.6", 1);
-    setenv("ROCM_PATH", PLANTED, 1);
-    setenv("DTK_PATH", PLANTED, 1);
+    setenv("XGPU_HIPRTC", PLANTED "/libhiprtc.so.6", 1);
+    setenv("ROCM_PATH", hyhal, 1);
+    setenv("DTK_PATH", dtk, 1);
     hip__services = &xgpu__services;
     hip_runtime rt;
     memset(&rt, 0, sizeof rt);
     int count = 0;
     char reason[1024];
     assert_int_not_equal(hip__runtime_load(&rt, &count, reason, sizeof reason), XGPU_SUCCESS);
+    /* hiprtc: neither XGPU_HIPRTC nor DTK_PATH leads anywhere. */
+    hip_rtc rtc;
+    memset(&rt, 0, sizeof rt);
+    assert_int_not_equal(hip__rtc_load(&rt, &rtc, reason, sizeof reason), XGPU_SUCCESS);
 #endif
     assert_true(secure_reads > 0);
     assert_true(nopened > 0);
@@ -100,15 +117,11 @@ static void no_planted_file_is_opened(void **state) {
         if (planted < 0 && strstr(opened[i], PLANTED)) {
             planted = i;
         }
-#if defined(SECURE_ENV_CUDA)
         if (found < 0 && strstr(opened[i], tree)) {
             found = i;
         }
-#endif
     }
-#if defined(SECURE_ENV_CUDA)
     assert_int_equal(xt_tree_remove(tree), 0);
-#endif
     if (planted >= 0) {
         fail_msg("dlopen(\"%s\"): a path from the environment that secure_getenv hides",
                  opened[planted]);

@@ -75,28 +75,32 @@ static size_t index_of(const hip_candidate *c, size_t n, const char *file) {
 }
 
 /* ROCm 7's sonames (sometimes without the unversioned link) and Hygon
- * DTK's libgalaxyhip.so.5 under $DTK_PATH/hip/lib are tried. */
+ * DTK's runtimes under $DTK_PATH are tried; a DTK the environment names
+ * comes first (tests/hip/test_hip_dtk.c has the DTK layouts). */
 static void runtime_names_cover_rocm7_and_dtk(void **state) {
     (void)state;
     setenv("ROCM_PATH", "/opt/rocm-7.0.0", 1);
     setenv("DTK_PATH", "/opt/dtk", 1);
-    hip_candidate c[32];
-    size_t n = hip__runtime_candidates(c, 32);
+    hip_candidate c[64];
+    size_t n = hip__runtime_candidates(c, 64);
     assert_true(has_candidate(c, n, "libamdhip64.so.7", HIP_FLAVOR_ROCM));
     assert_true(has_candidate(c, n, "/opt/rocm-7.0.0/lib/libamdhip64.so.7", HIP_FLAVOR_ROCM));
     assert_true(has_candidate(c, n, "/opt/rocm/lib/libamdhip64.so.6", HIP_FLAVOR_ROCM));
     assert_true(has_candidate(c, n, "libgalaxyhip.so.5", HIP_FLAVOR_DTK));
     assert_true(has_candidate(c, n, "/opt/dtk/hip/lib/libgalaxyhip.so.5", HIP_FLAVOR_DTK));
     assert_true(has_candidate(c, n, "/opt/dtk/lib/libgalaxyhip.so", HIP_FLAVOR_DTK));
-    /* Newest first, ROCm before DTK. */
+    assert_true(has_candidate(c, n, "/opt/dtk/.hyhal/lib/libamdhip64.so.5", HIP_FLAVOR_DTK));
+    /* Newest first; the named DTK before ROCm, libgalaxyhip last. */
     assert_true(index_of(c, n, "libamdhip64.so.7") < index_of(c, n, "libamdhip64.so.6"));
+    assert_true(index_of(c, n, "/opt/dtk/lib/libgalaxyhip.so") <
+                index_of(c, n, "libamdhip64.so.7"));
     assert_true(index_of(c, n, "/opt/rocm/lib/libamdhip64.so") <
                 index_of(c, n, "libgalaxyhip.so.5"));
     /* Never truncated into the next entry, never more than asked. */
     assert_int_equal(hip__runtime_candidates(c, 3), 3);
     unsetenv("DTK_PATH");
     unsetenv("ROCM_PATH");
-    n = hip__runtime_candidates(c, 32);
+    n = hip__runtime_candidates(c, 64);
     for (size_t i = 0; i < n; i++) {
         assert_null(strstr(c[i].file, "/opt/dtk"));
     }
@@ -127,13 +131,23 @@ static void unsupported_arch_is_refused_not_a_crash(void **state) {
 
 static void allow_list_by_release(void **state) {
     (void)state;
-    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, "gfx90a:sramecc+:xnack-"));
-    assert_false(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, "gfx940"));
-    assert_true(hip__arch_supported(50700000, HIP_FLAVOR_ROCM, "gfx942:sramecc+:xnack-"));
-    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, "gfx928"));
-    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_DTK, "gfx928"));
-    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, "gfx9999"));
-    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, ""));
+    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, 0, "gfx90a:sramecc+:xnack-"));
+    assert_false(hip__arch_supported(50200000, HIP_FLAVOR_ROCM, 0, "gfx940"));
+    assert_true(hip__arch_supported(50700000, HIP_FLAVOR_ROCM, 0, "gfx942:sramecc+:xnack-"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, 0, "gfx928"));
+    /* DTK: by the DTK release, conservatively; an unknown one gets gfx906
+     * only, and no AMD architecture comes from DTK's table. */
+    assert_false(hip__arch_supported(50200000, HIP_FLAVOR_DTK, 0, "gfx928"));
+    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_DTK, 0, "gfx906"));
+    assert_false(hip__arch_supported(50200000, HIP_FLAVOR_DTK, 2310, "gfx928"));
+    assert_true(hip__arch_supported(50200000, HIP_FLAVOR_DTK, 2404, "gfx928"));
+    assert_false(hip__arch_supported(50700000, HIP_FLAVOR_DTK, 2404, "gfx936"));
+    assert_true(hip__arch_supported(50700000, HIP_FLAVOR_DTK, 2504, "gfx936:sramecc+:xnack-"));
+    assert_true(hip__arch_supported(50700000, HIP_FLAVOR_DTK, 2604, "gfx936"));
+    assert_false(hip__arch_supported(50700000, HIP_FLAVOR_DTK, 2604, "gfx90a"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, 2604, "gfx936"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, 0, "gfx9999"));
+    assert_false(hip__arch_supported(60000000, HIP_FLAVOR_ROCM, 0, ""));
 }
 
 static void compile_error_names_the_line(void **state) {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,8 +195,8 @@ static xgpu_rt_ctx ctx = {&fake, &api_tag, (void *)(intptr_t)7};
 
 static int setup(void **state) {
     (void)state;
-    xgpu__rt_services = &xgpu__services;
-    return 0;
+    char reason[512];
+    return xgpu__rt_init(&xgpu__services, &fake, reason, sizeof reason) == XGPU_SUCCESS ? 0 : -1;
 }
 
 static void copies_fills_and_events(void **state) {
@@ -326,11 +327,70 @@ static void vendor_failures_propagate(void **state) {
     assert_int_equal(allocs_live, 0);
 }
 
+/* Without peer entries (both optional) a peer copy is the core's to
+ * stage and no pair of devices is direct. */
+static void peer_entries_are_optional(void **state) {
+    (void)state;
+    void *q = NULL, *a = NULL, *b = NULL;
+    assert_int_equal(xgpu__rt_queue_create(&ctx, &q), XGPU_SUCCESS);
+    assert_int_equal(xgpu__rt_buffer_create(&ctx, 64, &a), XGPU_SUCCESS);
+    assert_int_equal(xgpu__rt_buffer_create(&ctx, 64, &b), XGPU_SUCCESS);
+    assert_int_equal(xgpu__rt_buffer_copy_peer(q, a, 0, q, b, 0, 64), XGPU_ERROR_UNSUPPORTED);
+    bool direct = true;
+    assert_int_equal(xgpu__rt_device_peer(&fake, &api_tag, 0, 1, &direct), XGPU_SUCCESS);
+    assert_false(direct);
+    xgpu__rt_buffer_release(a);
+    xgpu__rt_buffer_release(b);
+    xgpu__rt_queue_release(q);
+    assert_int_equal(allocs_live, 0);
+}
+
+/* The table as the probe checks it: the fake's passes; each required
+ * entry set to NULL in turn makes the backend unavailable with a reason
+ * naming that entry, as the loader does for a plugin's hooks. */
+static void probe_checks_every_required_entry(void **state) {
+    (void)state;
+    char reason[512] = "";
+    assert_int_equal(xgpu__rt_init(&xgpu__services, &fake, reason, sizeof reason), XGPU_SUCCESS);
+    assert_ptr_equal(xgpu__rt_services, &xgpu__services);
+    static const struct {
+        const char *name;
+        size_t offset;
+    } entries[] = {
+#define ENTRY(e) {#e, offsetof(xgpu_rt_vendor, e)},
+        XGPU_RT_VENDOR_REQUIRED(ENTRY)
+#undef ENTRY
+    };
+    assert_int_equal(sizeof entries / sizeof entries[0], 23);
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        xgpu_rt_vendor broken = fake;
+        memset((char *)&broken + entries[i].offset, 0, sizeof(void (*)(void)));
+        reason[0] = '\0';
+        assert_int_equal(xgpu__rt_init(&xgpu__services, &broken, reason, sizeof reason),
+                         XGPU_ERROR_BACKEND_UNAVAILABLE);
+        char want[96];
+        snprintf(want, sizeof want, "lacks the required entry %s:", entries[i].name);
+        if (!strstr(reason, want) || !strstr(reason, "the fake plugin's vendor table")) {
+            fail_msg("without %s: \"%s\"", entries[i].name, reason);
+        }
+    }
+    /* The optional ones may be NULL (the fake has neither). */
+    assert_null(fake.copy_peer);
+    assert_null(fake.can_access_peer);
+    xgpu_rt_vendor nameless = fake;
+    nameless.backend = NULL;
+    assert_int_equal(xgpu__rt_init(&xgpu__services, &nameless, reason, sizeof reason),
+                     XGPU_ERROR_BACKEND_UNAVAILABLE);
+    assert_non_null(strstr(reason, "no backend name"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(probe_checks_every_required_entry),
         cmocka_unit_test(copies_fills_and_events),
         cmocka_unit_test(launch_marshals_arguments),
         cmocka_unit_test(vendor_failures_propagate),
+        cmocka_unit_test(peer_entries_are_optional),
     };
     return cmocka_run_group_tests_name("rt_backend", tests, setup, NULL);
 }
