@@ -10,7 +10,7 @@
  * machine's own ROCm stays out of the way. */
 #define _GNU_SOURCE
 #include "hip_internal.h"
-#include "internal.h"
+#include "core_int.h"
 #include "xt_tree.h"
 
 #include <dlfcn.h>

@@ -15,7 +15,8 @@
  * reads the same variables for what to expect. */
 #define _GNU_SOURCE
 #include "embedded.h"
-#include "internal.h"
+#include "core_int.h"
+#include "tunedb.h"
 
 #include <dlfcn.h>
 #include <setjmp.h>
