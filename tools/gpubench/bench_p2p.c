@@ -4,7 +4,7 @@
  * within one device. Every copy's result is checked once. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
+#include "device_id.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,7 @@ static void release_dev(p2p_dev *d) {
 static int setup_dev(p2p_dev *d, xgpu_device *dev, size_t bytes, const uint32_t *pattern) {
     xgpu_device_get_info(dev, &d->info, sizeof d->info);
     snprintf(d->path, sizeof d->path, "%s:%u", d->info.backend, d->info.backend_index);
-    gi_uuid(&d->info, d->uuid, sizeof d->uuid);
+    devid_uuid(&d->info, d->uuid, sizeof d->uuid);
     if (xgpu_context_create(dev, &d->ctx) || xgpu_queue_create(d->ctx, &d->queue) ||
         xgpu_buffer_create(d->ctx, bytes, &d->big) ||
         xgpu_buffer_create(d->ctx, bytes, &d->big_dst) ||

@@ -4,7 +4,7 @@
  * a one-device run hides show up. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
+#include "device_id.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static bool is_gpu(const xgpu_device_info *info) {
     return info->type == XGPU_DEVICE_TYPE_GPU || info->type == XGPU_DEVICE_TYPE_ACCELERATOR;
 }
 
-/* One path per physical device: gpuinfo's grouping (gi_merge), the first
+/* One path per physical device: the tools' grouping (devid_merge), the first
  * path of each group. */
 uint32_t gb_node_devices(xgpu_device **devs, uint32_t n) {
     xgpu_device_info *info = calloc(n ? n : 1, sizeof *info);
@@ -29,7 +29,7 @@ uint32_t gb_node_devices(xgpu_device **devs, uint32_t n) {
         xgpu_device_get_info(devs[i], &info[i], sizeof info[i]);
         any_gpu |= is_gpu(&info[i]);
     }
-    gi_merge(info, n, group);
+    devid_merge(info, n, group);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!seen[group[i]] && (!any_gpu || is_gpu(&info[i]))) {

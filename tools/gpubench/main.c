@@ -3,7 +3,8 @@
  * device and OpenBLAS on the host; every result verified. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
+#include "device_id.h"
+#include "peaks.h"
 #include "outfile.h"
 
 #include <limits.h>
@@ -79,13 +80,11 @@ int gb_run_device(gb_options *o, xgpu_device *dev, gb_env *env) {
     env->device = dev;
     xgpu_device_get_info(dev, &env->info, sizeof env->info);
     snprintf(env->path, sizeof env->path, "%s:%u", env->info.backend, env->info.backend_index);
-    gi_value v;
-    memset(&v, 0, sizeof v);
-    gi_peak_fp32(&env->info, &v);
-    env->peak_gflops = v.kind == GI_FLOAT ? v.f : -1;
-    memset(&v, 0, sizeof v);
-    gi_peak_bandwidth(&env->info, &v);
-    env->peak_gbs = v.kind == GI_FLOAT ? v.f : -1;
+    peak_figure peak;
+    peak_fp32(&env->info, &peak);
+    env->peak_gflops = peak.known ? peak.value : -1;
+    peak_bandwidth(&env->info, &peak);
+    env->peak_gbs = peak.known ? peak.value : -1;
     if (xgpu_context_create(dev, &env->ctx) || xgpu_queue_create(env->ctx, &env->queue)) {
         fprintf(stderr, "gpubench: %s: %s\n", env->path, xgpu_last_error()->message);
         return -1;
@@ -250,7 +249,7 @@ static void take_rank(gb_options *o, xgpu_device **run, uint32_t *nrun, char *js
     if (*nrun == 1) {
         xgpu_device_info info;
         xgpu_device_get_info(run[0], &info, sizeof info);
-        gi_uuid(&info, id, sizeof id);
+        devid_uuid(&info, id, sizeof id);
         if (!*id) { /* no UUID: the path, unique on the host */
             snprintf(id, sizeof id, "%s%u", info.backend, info.backend_index);
         }

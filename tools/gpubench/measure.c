@@ -3,7 +3,7 @@
  * device events for timing, median/min/max/stddev. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
+#include "device_id.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -151,7 +151,7 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
     snprintf(r->device_name, sizeof r->device_name, "%s", host ? "host CPU" : env->info.name);
     snprintf(r->backend, sizeof r->backend, "%s", host ? "host" : env->info.backend);
     if (!host) {
-        gi_uuid(&env->info, r->device_uuid, sizeof r->device_uuid);
+        devid_uuid(&env->info, r->device_uuid, sizeof r->device_uuid);
         snprintf(r->device_arch, sizeof r->device_arch, "%s", env->info.arch);
     }
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype);

@@ -2,9 +2,9 @@
  * machines. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
+#include "json_write.h"
+#include "fields.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,18 +129,10 @@ void gb_write_csv(FILE *f, const gb_result *r, size_t n) {
     }
 }
 
-static void json_number(FILE *f, double v) {
-    if (isfinite(v)) {
-        fprintf(f, "%.9g", v);
-    } else {
-        fputs("null", f);
-    }
-}
-
 /* A string, or null when it is empty. */
 static void json_string_or_null(FILE *f, const char *s) {
     if (*s) {
-        gi_json_string(f, s);
+        jw_string(f, s);
     } else {
         fputs("null", f);
     }
@@ -152,7 +144,7 @@ static void json_rank(FILE *f, const gb_rank *rank) {
         return;
     }
     fputs("{\"engine\": ", f);
-    gi_json_string(f, rank->engine);
+    jw_string(f, rank->engine);
     fputs(", \"rank\": ", f);
     rank->rank >= 0 ? fprintf(f, "%d", rank->rank) : fputs("null", f);
     fputs(", \"local_rank\": ", f);
@@ -160,7 +152,7 @@ static void json_rank(FILE *f, const gb_rank *rank) {
     fputs(", \"size\": ", f);
     rank->size >= 0 ? fprintf(f, "%d", rank->size) : fputs("null", f);
     fputs(", \"variable\": ", f);
-    gi_json_string(f, rank->variable);
+    jw_string(f, rank->variable);
     fputs("}", f);
 }
 
@@ -176,25 +168,25 @@ void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
     fputs("{\"devices\": [", f);
     for (uint32_t i = 0; i < n; i++) {
         fputs(i ? ", " : "", f);
-        gi_json_string(f, m->pairs[i].dst);
+        jw_string(f, m->pairs[i].dst);
     }
     fprintf(f, "], \"bytes\": %zu, \"pairs\": [", m->bytes);
     for (size_t i = 0; i < m->count; i++) {
         const gb_p2p_pair *p = &m->pairs[i];
         fputs(i ? ",\n    {\"src\": " : "\n    {\"src\": ", f);
-        gi_json_string(f, p->src);
+        jw_string(f, p->src);
         fputs(", \"dst\": ", f);
-        gi_json_string(f, p->dst);
+        jw_string(f, p->dst);
         fputs(", \"src_uuid\": ", f);
         json_string_or_null(f, p->src_uuid);
         fputs(", \"dst_uuid\": ", f);
         json_string_or_null(f, p->dst_uuid);
         fputs(", \"path\": ", f);
-        gi_json_string(f, p->path);
+        jw_string(f, p->path);
         fprintf(f, ", \"bytes\": %zu, \"gbs\": ", m->bytes);
-        p->gbs >= 0 ? json_number(f, p->gbs) : (void)fputs("null", f);
+        p->gbs >= 0 ? jw_number(f, p->gbs) : (void)fputs("null", f);
         fputs(", \"latency_us\": ", f);
-        p->latency_us >= 0 ? json_number(f, p->latency_us) : (void)fputs("null", f);
+        p->latency_us >= 0 ? jw_number(f, p->latency_us) : (void)fputs("null", f);
         fprintf(f, ", \"verified\": %s}", p->verified ? "true" : "false");
     }
     fputs("]}", f);
@@ -204,9 +196,9 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
     const gb_result *r = env->results;
     size_t n = env->count;
     fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
-    gi_json_string(f, gb_host_name());
+    jw_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
-    gi_json_string(f, xgpu_version_string());
+    jw_string(f, xgpu_version_string());
     fputs(",\n\"rank\": ", f);
     json_rank(f, opt->rank);
     fputs(",\n\"p2p\": ", f);
@@ -214,21 +206,21 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
     fputs(",\n\"command_line\": [", f);
     for (int i = 0; i < opt->argc; i++) {
         fputs(i ? ", " : "", f);
-        gi_json_string(f, opt->argv[i]);
+        jw_string(f, opt->argv[i]);
     }
     fputs("],\n\"libraries\": {", f);
 #if defined(GB_HAVE_OPENBLAS)
     fputs("\"openblas\": {\"config\": ", f);
-    gi_json_string(f, openblas_get_config());
+    jw_string(f, openblas_get_config());
     fputs(", \"core\": ", f);
-    gi_json_string(f, openblas_get_corename());
+    jw_string(f, openblas_get_corename());
     fprintf(f, ", \"threads\": %d}", openblas_get_num_threads());
 #endif
     fputs("},\n\"gpuinfo\": ", f);
-    gi_device *devs = NULL;
+    pd_device *devs = NULL;
     uint32_t nd = 0;
-    if (gi_collect(&devs, &nd) == 0) {
-        gi_print_json(f, devs, nd);
+    if (pd_collect(&devs, &nd) == 0) {
+        df_print_json(f, devs, nd);
     } else {
         fputs("null\n", f);
     }
@@ -238,34 +230,34 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
         const gb_result *x = &r[i];
         fputs(i ? ",\n  {" : "\n  {", f);
         fputs("\"bench\": ", f);
-        gi_json_string(f, x->bench);
+        jw_string(f, x->bench);
         fputs(", \"impl\": ", f);
-        gi_json_string(f, x->impl);
+        jw_string(f, x->impl);
         fputs(", \"device\": ", f);
-        gi_json_string(f, x->device);
+        jw_string(f, x->device);
         fputs(", \"device_name\": ", f);
-        gi_json_string(f, x->device_name);
+        jw_string(f, x->device_name);
         fputs(", \"device_uuid\": ", f);
         json_string_or_null(f, x->device_uuid);
         fputs(", \"device_arch\": ", f);
         json_string_or_null(f, x->device_arch);
         fputs(", \"backend\": ", f);
-        gi_json_string(f, x->backend);
+        jw_string(f, x->backend);
         fputs(", \"dtype\": ", f);
-        gi_json_string(f, x->dtype);
+        jw_string(f, x->dtype);
         fputs(", \"shape\": ", f);
-        gi_json_string(f, x->shape);
+        jw_string(f, x->shape);
         fputs(", \"size\": ", f);
-        json_number(f, x->size);
+        jw_number(f, x->size);
         if (x->t.reps) {
             fputs(", \"median_s\": ", f);
-            json_number(f, x->t.median);
+            jw_number(f, x->t.median);
             fputs(", \"min_s\": ", f);
-            json_number(f, x->t.min);
+            jw_number(f, x->t.min);
             fputs(", \"max_s\": ", f);
-            json_number(f, x->t.max);
+            jw_number(f, x->t.max);
             fputs(", \"stddev_s\": ", f);
-            json_number(f, x->t.stddev);
+            jw_number(f, x->t.stddev);
         } else {
             fputs(", \"median_s\": null, \"min_s\": null, \"max_s\": null, \"stddev_s\": null", f);
         }
@@ -276,22 +268,22 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
                                                     : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
         fprintf(f, ", \"%s\": ", key);
         if (x->rate >= 0) {
-            json_number(f, x->rate);
+            jw_number(f, x->rate);
         } else {
             fputs("null", f);
         }
         fputs(", \"pct_peak\": ", f);
         if (x->pct_peak >= 0) {
-            json_number(f, x->pct_peak);
+            jw_number(f, x->pct_peak);
         } else {
             fputs("null", f);
         }
         fputs(", \"first_s\": ", f);
-        json_number(f, x->first_s);
+        jw_number(f, x->first_s);
         fprintf(f, ", \"verified\": %s, \"max_rel_err\": ", x->verified ? "true" : "false");
-        json_number(f, x->max_rel_err);
+        jw_number(f, x->max_rel_err);
         fputs(", \"note\": ", f);
-        gi_json_string(f, x->note);
+        jw_string(f, x->note);
         fputs(", \"telemetry\": ", f);
         if (x->has_telemetry) {
             gt_write_json(f, &x->telemetry);

@@ -4,6 +4,7 @@
  * with what to do about it. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "device_id.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -74,7 +75,7 @@ static void smoke(xgpu_device *dev, const xgpu_device_info *info, smoke_result *
     xgpu_kernel *k = NULL;
     xgpu_event *start = NULL, *end = NULL;
     static float x[N], y[N];
-    gi_path(info, r->path, sizeof r->path);
+    devid_path(info, r->path, sizeof r->path);
     snprintf(r->name, sizeof r->name, "%s", info->name);
     r->pass = 0;
     for (int i = 0; i < N; i++) {
@@ -254,7 +255,7 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
     }
 }
 
-uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
+uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
     /* Smoke tests first: they load libraries lazily (NVRTC), which the
      * layer walk then shows. */
     uint32_t paths = 0;

@@ -2,6 +2,7 @@
  * device, and why a backend is missing. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "fields.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +121,9 @@ int main(int argc, char **argv) {
         setenv("XGPU_CUDA_PROBE", "always", 0);
         setenv("XGPU_HIP_PROBE", "always", 0);
     }
-    gi_device *all = NULL;
+    pd_device *all = NULL;
     uint32_t n = 0;
-    if (gi_collect(&all, &n) != 0) {
+    if (pd_collect(&all, &n) != 0) {
         fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
         return 2;
     }
@@ -134,7 +135,7 @@ int main(int argc, char **argv) {
             free(all);
             return 2;
         }
-        kept = gi_select(all, n, chosen, nchosen);
+        kept = pd_select(all, n, chosen, nchosen);
         free(chosen);
     }
     uint32_t ok = kept;
@@ -147,7 +148,7 @@ int main(int argc, char **argv) {
         gi_print_backends(stdout);
         break;
     case MODE_JSON:
-        gi_print_json(stdout, all, kept);
+        df_print_json(stdout, all, kept);
         break;
     case MODE_DOCTOR:
         ok = gi_doctor(stdout, all, kept);

@@ -3,6 +3,8 @@
  * nvidia-smi dmon), CSV and JSON lines, until Ctrl-C or --count. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "device_id.h"
+#include "json_write.h"
 #include "telemetry.h"
 
 #include <errno.h>
@@ -138,16 +140,16 @@ static void csv_row(FILE *f, const char *when, const char *path, gt_source src,
     fprintf(f, ",%s\n", reasons);
 }
 
-static void jsonl_row(FILE *f, const char *when, const gi_device *d, const char *path,
+static void jsonl_row(FILE *f, const char *when, const pd_device *d, const char *path,
                       gt_source src, const gt_sample *s) {
     fputs("{\"time\": ", f);
-    gi_json_string(f, when);
+    jw_string(f, when);
     fputs(", \"device\": ", f);
-    gi_json_string(f, path);
+    jw_string(f, path);
     fputs(", \"name\": ", f);
-    gi_json_string(f, d->infos[0].name);
+    jw_string(f, d->infos[0].name);
     fputs(", \"source\": ", f);
-    gi_json_string(f, gt_source_name(src));
+    jw_string(f, gt_source_name(src));
     for (int c = 0; c < NCOL; c++) {
         gt_value v = columns[c].v;
         fprintf(f, ", \"%s\": ", columns[c].key);
@@ -163,7 +165,7 @@ static void jsonl_row(FILE *f, const char *when, const gi_device *d, const char 
         const char *name = (s->reasons & bit) ? gt_reason_name(bit) : NULL;
         if (name) {
             fputs(k++ ? ", " : "", f);
-            gi_json_string(f, name);
+            jw_string(f, name);
         }
     }
     fputs("]}\n", f);
@@ -184,8 +186,8 @@ static void table_row(FILE *f, const char *clock, const char *path, const gt_sam
 }
 
 /* The physical devices to watch: all, or those the selector matches. */
-static int devices(const char *selector, gi_device **all, uint32_t *n) {
-    if (gi_collect(all, n) != 0) {
+static int devices(const char *selector, pd_device **all, uint32_t *n) {
+    if (pd_collect(all, n) != 0) {
         fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
         return 2;
     }
@@ -208,7 +210,7 @@ static int devices(const char *selector, gi_device **all, uint32_t *n) {
         free(chosen);
         return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
     }
-    *n = gi_select(*all, *n, chosen, got);
+    *n = pd_select(*all, *n, chosen, got);
     free(chosen);
     return 0;
 }
@@ -219,7 +221,7 @@ int gi_watch(int argc, char **argv) {
     if (rc >= 0) {
         return rc;
     }
-    gi_device *all = NULL;
+    pd_device *all = NULL;
     uint32_t n = 0;
     rc = devices(o.selector, &all, &n);
     if (rc) {
@@ -239,7 +241,7 @@ int gi_watch(int argc, char **argv) {
     /* With CSV or JSON lines on standard output the table is left out. */
     FILE *table = (csv == stdout || jsonl == stdout) ? NULL : stdout;
     for (uint32_t i = 0; !rc && i < n; i++) {
-        gi_path(&all[i].infos[0], paths[i], sizeof paths[i]);
+        devid_path(&all[i].infos[0], paths[i], sizeof paths[i]);
         tel[i] = gt_open(&all[i].infos[0]);
         if (!tel[i]) {
             rc = 2;
