@@ -246,11 +246,8 @@ void gb_bench_reduce(gb_env *env) {
                 r->verified = fabs(got - ref) <= tol;
                 set_bandwidth(env, r, bytes);
             }
-            /* The fp32 sum beside the copy of the same bytes. copy_row adds
-             * a row: r is found again by its index. */
-            size_t at = r ? (size_t)(r - env->results) : 0;
+            /* The fp32 sum beside the copy of the same bytes. */
             double copy = types[t] == XGPU_F32 ? copy_row(env, c.in, h, n * elem) : 0;
-            r = r ? &env->results[at] : NULL;
             if (r && copy > 0 && r->verified) {
                 snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
                          r->rate / copy, copy);
@@ -574,17 +571,16 @@ static void null_device_row(gb_env *env, xgpu_kernel *k, const xgpu_range *range
  * backend in a child run (launch_core.c). When it cannot be measured the
  * reason goes to the xgpu enqueue row's note instead, as for the raw
  * launch. */
-static void core_row(gb_env *env, size_t xgpu_row, double raw_median, const char *raw_call) {
+static void core_row(gb_env *env, gb_result *x, double raw_median, const char *raw_call) {
     gb_stats t;
     bool verified = false;
     char why[512];
     if (gb_core_from_child(&t, &verified, why, sizeof why) != 0) {
-        gb_result *x = &env->results[xgpu_row];
         size_t used = strlen(x->note);
         snprintf(x->note + used, sizeof x->note - used, "; core overhead not measured: %s", why);
         return;
     }
-    double xgpu_median = env->results[xgpu_row].t.median;
+    double xgpu_median = x->t.median;
     gb_result *c = gb_add(env, "launch", "xgpu", "-", GB_CORE_SHAPE, 0);
     if (!c) {
         return;
@@ -683,10 +679,8 @@ void gb_bench_launch(gb_env *env) {
     double *series[2] = {enqueue, round}, *raw_series[2] = {raw_enqueue, raw_round};
     for (int s = 0; s < 2; s++) {
         gb_result *x = launch_row(env, "xgpu", names[s], series[s], LAUNCHES, first, ok);
-        size_t at = x ? (size_t)(x - env->results) : 0;
         gb_result *r =
             have_raw ? launch_row(env, "raw", names[s], raw_series[s], LAUNCHES, 0, ok) : NULL;
-        x = x ? &env->results[at] : NULL; /* adding r may have moved the rows */
         if (r) {
             snprintf(r->note, sizeof r->note, "%s%s%s; %s", raw.call, s ? " + " : "",
                      s ? raw.finish_call : "", counted);
@@ -701,7 +695,7 @@ void gb_bench_launch(gb_env *env) {
             snprintf(r->note, sizeof r->note, "%s returned %d", raw.call, raw_error);
         }
         if (s == 0 && x) {
-            core_row(env, at, r ? r->t.median : 0, raw.call);
+            core_row(env, x, r ? r->t.median : 0, raw.call);
         }
     }
 done:

@@ -56,25 +56,6 @@ static void *work(void *arg) {
     return NULL;
 }
 
-/* Appends `from`'s results to `into`; false when memory runs out. */
-static bool append(gb_env *into, const gb_env *from) {
-    if (!from->count) {
-        return true;
-    }
-    size_t need = into->count + from->count;
-    if (need > into->cap) {
-        gb_result *grown = realloc(into->results, need * sizeof *grown);
-        if (!grown) {
-            return false;
-        }
-        into->results = grown;
-        into->cap = need;
-    }
-    memcpy(into->results + into->count, from->results, from->count * sizeof *from->results);
-    into->count = need;
-    return true;
-}
-
 int gb_run_all(gb_options *opt, xgpu_device **devs, uint32_t n, gb_env *into) {
     worker *w = calloc(n ? n : 1, sizeof *w);
     if (!w) {
@@ -101,8 +82,8 @@ int gb_run_all(gb_options *opt, xgpu_device **devs, uint32_t n, gb_env *into) {
             pthread_join(w[i].thread, NULL);
         }
         ran += w[i].rc == 0;
-        lost |= !append(into, &w[i].env);
-        free(w[i].env.results);
+        lost |= !gb_results_move(&into->results, &w[i].env.results);
+        gb_results_free(&w[i].env.results);
     }
     if (lost) {
         fprintf(stderr, "gpubench: out of memory: some devices' results are missing\n");

@@ -39,6 +39,14 @@ typedef struct gb_result {
     char telemetry_why[640]; /* why no vendor library serves the device, "" if one does */
 } gb_result;
 
+/* The rows of a run, in the order they were added. Each row is an
+ * allocation of its own, so a pointer gb_add returned stays valid while
+ * more rows are added, until gb_results_free. */
+typedef struct gb_results {
+    gb_result **rows;
+    size_t count, cap;
+} gb_results;
+
 /* The rank a launcher gave this process (rank.c), read from the variables
  * of Open MPI, MPICH, Slurm, PMI/PMIx, Kubernetes Indexed Jobs, SkyPilot
  * and torchrun-style launchers, in that order. */
@@ -89,8 +97,7 @@ typedef struct gb_env {
     xgpu_context *ctx;
     xgpu_queue *queue;
     double peak_gflops, peak_gbs; /* < 0: unknown */
-    gb_result *results;
-    size_t count, cap;
+    gb_results results;
     bool progress;        /* stderr is a terminal */
     gt_device *telemetry; /* gb_telemetry_open, NULL: none */
     gb_p2p *p2p;          /* -b p2p's matrix, NULL when it did not run */
@@ -107,8 +114,15 @@ int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, doubl
 typedef int (*gb_host_fn)(void *arg);
 int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, double *first_s);
 double gb_now(void);
+/* A new row of env's results, filled with the device's identity and these
+ * labels; NULL when memory runs out. The pointer stays valid (gb_results). */
 gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
                   const char *shape, double size);
+/* Moves every row of `from` to the end of `into`; false when memory runs
+ * out (then both keep what they had). */
+bool gb_results_move(gb_results *into, gb_results *from);
+/* Frees the rows; `r` is empty and reusable afterwards. */
+void gb_results_free(gb_results *r);
 void gb_progress(const gb_env *env, const char *what);
 /* The benchmark named in XGPU_GPUBENCH_INJECT gets a wrong result, so that
  * tests can see verification catch it. */
@@ -149,10 +163,10 @@ int gb_core_series(gb_env *env, xgpu_kernel *k, const xgpu_range *range, const x
 int gb_core_from_child(gb_stats *t, bool *verified, char *why, size_t why_size);
 
 /* output.c */
-void gb_print_table(FILE *out, const gb_result *r, size_t n);
+void gb_print_table(FILE *out, const gb_results *r);
 /* Write to an open file (outfile.h: written to a temporary, renamed at the
  * end); errors show in ferror(f). */
-void gb_write_csv(FILE *f, const gb_result *r, size_t n);
+void gb_write_csv(FILE *f, const gb_results *r);
 void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env);
 const char *gb_host_name(void);
 

@@ -272,13 +272,13 @@ static int print_results(FILE *out, const gb_env *env, double t0) {
     if (env->progress) {
         fputs("\r\033[K", stderr);
     }
-    gb_print_table(out, env->results, env->count);
+    gb_print_table(out, &env->results);
     int p2p_failed = gb_print_p2p(out, env->p2p) + env->p2p_failed;
     double first = 0;
     int failed = 0;
-    for (size_t i = 0; i < env->count; i++) {
-        first += env->results[i].first_s;
-        failed += !env->results[i].verified;
+    for (size_t i = 0; i < env->results.count; i++) {
+        first += env->results.rows[i]->first_s;
+        failed += !env->results.rows[i]->verified;
     }
     char pairs[64] = "";
     if (env->p2p && env->p2p->count) {
@@ -287,7 +287,7 @@ static int print_results(FILE *out, const gb_env *env, double t0) {
     fprintf(out,
             "\n%zu results%s, %d failed verification; %.1f s in all, %.1f s of it in first runs "
             "(builds, first launches)\n",
-            env->count, pairs, failed + p2p_failed, gb_now() - t0, first);
+            env->results.count, pairs, failed + p2p_failed, gb_now() - t0, first);
     return failed + p2p_failed;
 }
 
@@ -298,7 +298,7 @@ static int write_outputs(const gb_options *o, const gb_env *env, gb_outfile *csv
     char why[1024];
     int rc = 0;
     if (o->csv) {
-        gb_write_csv(csv->f, env->results, env->count);
+        gb_write_csv(csv->f, &env->results);
         if (gb_outfile_commit(csv, why, sizeof why) != 0) {
             fprintf(stderr, "gpubench: --csv %s\n", why);
             rc = 2;
@@ -386,7 +386,7 @@ int main(int argc, char **argv) {
                 o.selector ? " for that selector" : "");
     }
     int rc = write_outputs(&o, &env, &csv, &json);
-    free(env.results);
+    gb_results_free(&env.results);
     if (env.p2p) {
         free(env.p2p->pairs);
         free(env.p2p);

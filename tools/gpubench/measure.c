@@ -133,17 +133,21 @@ int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, doub
 
 gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
                   const char *shape, double size) {
-    if (env->count == env->cap) {
-        size_t cap = env->cap ? env->cap * 2 : 32;
-        gb_result *grown = realloc(env->results, cap * sizeof *grown);
+    gb_results *res = &env->results;
+    if (res->count == res->cap) {
+        size_t cap = res->cap ? res->cap * 2 : 32;
+        gb_result **grown = realloc(res->rows, cap * sizeof *grown);
         if (!grown) {
             return NULL;
         }
-        env->results = grown;
-        env->cap = cap;
+        res->rows = grown;
+        res->cap = cap;
     }
-    gb_result *r = &env->results[env->count++];
-    memset(r, 0, sizeof *r);
+    gb_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        return NULL;
+    }
+    res->rows[res->count++] = r;
     snprintf(r->bench, sizeof r->bench, "%s", bench);
     snprintf(r->impl, sizeof r->impl, "%s", impl);
     bool host = !strcmp(impl, "openblas");
@@ -161,6 +165,34 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
     r->rate = -1; /* until a measurement sets it */
     r->max_rel_err = 0;
     return r;
+}
+
+bool gb_results_move(gb_results *into, gb_results *from) {
+    if (!from->count) {
+        return true;
+    }
+    size_t need = into->count + from->count;
+    if (need > into->cap) {
+        gb_result **grown = realloc(into->rows, need * sizeof *grown);
+        if (!grown) {
+            return false;
+        }
+        into->rows = grown;
+        into->cap = need;
+    }
+    memcpy(into->rows + into->count, from->rows, from->count * sizeof *from->rows);
+    into->count = need;
+    from->count = 0;
+    return true;
+}
+
+void gb_results_free(gb_results *r) {
+    for (size_t i = 0; i < r->count; i++) {
+        free(r->rows[i]);
+    }
+    free(r->rows);
+    r->rows = NULL;
+    r->count = r->cap = 0;
 }
 
 void gb_progress(const gb_env *env, const char *what) {

@@ -35,56 +35,58 @@ static const char *rate_text(const gb_result *r, char *buf, size_t size) {
 
 /* Once per device, under the table: which telemetry source its rows
  * have, and the host CPU's clock where that is all there is. */
-static void print_telemetry_sources(FILE *out, const gb_result *r, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        bool first = r[i].has_telemetry;
+static void print_telemetry_sources(FILE *out, const gb_results *res) {
+    for (size_t i = 0; i < res->count; i++) {
+        const gb_result *x = res->rows[i];
+        bool first = x->has_telemetry;
         for (size_t j = 0; j < i && first; j++) {
-            first = !(r[j].has_telemetry && !strcmp(r[j].device, r[i].device));
+            const gb_result *y = res->rows[j];
+            first = !(y->has_telemetry && !strcmp(y->device, x->device));
         }
         if (!first) {
             continue;
         }
-        const gt_range *cpu = &r[i].telemetry.r[GT_CPU_MHZ];
-        gt_source src = r[i].telemetry.source;
-        fprintf(out, "%s telemetry: ", r[i].device);
+        const gt_range *cpu = &x->telemetry.r[GT_CPU_MHZ];
+        gt_source src = x->telemetry.source;
+        fprintf(out, "%s telemetry: ", x->device);
         if (src == GT_SOURCE_NVML || src == GT_SOURCE_ROCM_SMI) {
             fputs(gt_source_name(src), out);
-        } else if (r[i].telemetry_why[0]) {
-            fprintf(out, "none (%s)", r[i].telemetry_why);
+        } else if (x->telemetry_why[0]) {
+            fprintf(out, "none (%s)", x->telemetry_why);
         }
         if (cpu->known) {
-            fprintf(out, "%shost CPU %.0f MHz", r[i].telemetry_why[0] ? "; " : "", cpu->median);
+            fprintf(out, "%shost CPU %.0f MHz", x->telemetry_why[0] ? "; " : "", cpu->median);
         } else if (src == GT_SOURCE_NONE) {
-            fputs(r[i].telemetry_why[0] ? "; Linux shows no host CPU clock"
-                                        : "none (Linux shows no host CPU clock)",
+            fputs(x->telemetry_why[0] ? "; Linux shows no host CPU clock"
+                                      : "none (Linux shows no host CPU clock)",
                   out);
         }
         fputc('\n', out);
     }
 }
 
-void gb_print_table(FILE *out, const gb_result *r, size_t n) {
+void gb_print_table(FILE *out, const gb_results *res) {
     fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7s  %s\n", "bench", "impl", "device",
             "type", "shape", "rate", "%peak", "median", "reps", "check");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < res->count; i++) {
+        const gb_result *x = res->rows[i];
         char rate[48], peak[16], med[32];
-        snprintf(peak, sizeof peak, r[i].pct_peak >= 0 ? "%.0f%%" : "-", r[i].pct_peak);
-        if (r[i].t.reps) {
-            snprintf(med, sizeof med, "%.3f ms", r[i].t.median * 1e3);
+        snprintf(peak, sizeof peak, x->pct_peak >= 0 ? "%.0f%%" : "-", x->pct_peak);
+        if (x->t.reps) {
+            snprintf(med, sizeof med, "%.3f ms", x->t.median * 1e3);
         } else {
             snprintf(med, sizeof med, "-");
         }
-        const gt_summary *tel = &r[i].telemetry;
-        bool throttled = r[i].has_telemetry && tel->throttled;
-        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s%s%s\n", r[i].bench,
-                r[i].impl, r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate),
-                peak, med, r[i].t.reps,
-                r[i].t.reps ? (r[i].verified ? "verified" : "FAILED")
-                            : (r[i].verified ? "" : "FAILED"),
-                r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note,
-                throttled ? "; THROTTLED: " : "", throttled ? tel->throttle_why : "");
+        const gt_summary *tel = &x->telemetry;
+        bool throttled = x->has_telemetry && tel->throttled;
+        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s%s%s\n", x->bench, x->impl,
+                x->device, x->dtype, x->shape, rate_text(x, rate, sizeof rate), peak, med,
+                x->t.reps,
+                x->t.reps ? (x->verified ? "verified" : "FAILED") : (x->verified ? "" : "FAILED"),
+                x->note[0] && x->t.reps ? "; " : "", x->note, throttled ? "; THROTTLED: " : "",
+                throttled ? tel->throttle_why : "");
     }
-    print_telemetry_sources(out, r, n);
+    print_telemetry_sources(out, res);
 }
 
 /* A CSV field: quoted, quotes doubled. */
@@ -99,11 +101,11 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-void gb_write_csv(FILE *f, const gb_result *r, size_t n) {
+void gb_write_csv(FILE *f, const gb_results *r) {
     fprintf(f, "host,bench,impl,device,device_name,backend,dtype,shape,size,median_s,min_s,max_s,"
                "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note\n");
-    for (size_t i = 0; i < n; i++) {
-        const gb_result *x = &r[i];
+    for (size_t i = 0; i < r->count; i++) {
+        const gb_result *x = r->rows[i];
         csv_field(f, gb_host_name());
         fputc(',', f);
         csv_field(f, x->bench);
@@ -193,8 +195,7 @@ void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
 }
 
 void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
-    const gb_result *r = env->results;
-    size_t n = env->count;
+    const gb_results *r = &env->results;
     fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
     jw_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
@@ -226,8 +227,8 @@ void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
     }
     free(devs);
     fputs(",\n\"results\": [", f);
-    for (size_t i = 0; i < n; i++) {
-        const gb_result *x = &r[i];
+    for (size_t i = 0; i < r->count; i++) {
+        const gb_result *x = r->rows[i];
         fputs(i ? ",\n  {" : "\n  {", f);
         fputs("\"bench\": ", f);
         jw_string(f, x->bench);
