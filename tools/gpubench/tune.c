@@ -39,28 +39,6 @@ static const char tune_usage[] =
     "Exit status: 0 when every search stored a verified winner, 1 when one\n"
     "failed or found none, 2 on usage errors.\n";
 
-void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
-                    size_t size) {
-    xgpu_tune_choice c;
-    if (!r || xgpu_tune_lookup(env->ctx, kernel, dtype, size, &c) != XGPU_SUCCESS) {
-        return;
-    }
-    const char *open = strchr(c.source, '(');
-    char what[96];
-    if (c.stale) {
-        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
-    } else if (!strncmp(c.source, "tuned", 5) && open) {
-        /* "tuned (this device, user database)" -> "tuned params (this device)" */
-        const char *comma = strchr(open, ',');
-        size_t len = comma ? (size_t)(comma - open) : strlen(open);
-        snprintf(what, sizeof what, "tuned params %.*s%s", (int)len, open, comma ? ")" : "");
-    } else {
-        snprintf(what, sizeof what, "built-in params");
-    }
-    size_t used = strlen(r->note);
-    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", what);
-}
-
 static const char *const all_kernels[] = {"gemm", "sum", "minmax", "argmax", "stream"};
 
 typedef struct tune_cli {

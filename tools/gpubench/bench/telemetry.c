@@ -2,7 +2,7 @@
  * sampler around each case's timed repetitions, the summary on the
  * case's result. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "measure.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * same buffers (SGEMM), and OpenBLAS on the host as the CPU baseline. Every
  * result is checked against a double-precision reference at sampled
  * elements, the last row and the last column. */
-#include "gpubench.h"
+#include "measure.h"
 #include "vendor_blas.h"
 
 #include <math.h>

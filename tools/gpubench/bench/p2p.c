@@ -3,7 +3,7 @@
  * staged through the host otherwise, each labelled; the diagonal is a copy
  * within one device. Every copy's result is checked once. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "measure.h"
 #include "device_id.h"
 
 #include <stdlib.h>
@@ -112,7 +112,7 @@ static bool size_fits(xgpu_device **devs, uint32_t n, size_t bytes) {
     return true;
 }
 
-void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
+void gb_bench_p2p(const gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
     if (!size_fits(devs, n, bytes)) {
         into->p2p_failed = true;
@@ -194,53 +194,4 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     free(check);
     free(into->p2p);
     into->p2p = m;
-}
-
-/* One matrix, sources down, destinations across. */
-static void print_matrix(FILE *f, const gb_p2p *m, bool latency) {
-    uint32_t n = 0;
-    while (n * n < m->count) {
-        n++;
-    }
-    char what[32];
-    snprintf(what, sizeof what, "%zu MiB copies", m->bytes >> 20);
-    fprintf(f, "\n%s (%s, %s)\n%-12s", latency ? "p2p latency, us" : "p2p bandwidth, GB/s",
-            latency ? "8-byte copies" : what, "rows: from, columns: to", "");
-    for (uint32_t t = 0; t < n; t++) {
-        fprintf(f, " %14s", m->pairs[t].dst);
-    }
-    fputc('\n', f);
-    for (uint32_t s = 0; s < n; s++) {
-        fprintf(f, "%-12s", m->pairs[s * n].src);
-        for (uint32_t t = 0; t < n; t++) {
-            const gb_p2p_pair *p = &m->pairs[s * n + t];
-            double v = latency ? p->latency_us : p->gbs;
-            char cell[32];
-            if (!p->verified || v < 0) {
-                snprintf(cell, sizeof cell, "FAILED");
-            } else {
-                snprintf(cell, sizeof cell, "%.*f%s", latency ? 1 : 2, v,
-                         !strcmp(p->path, "staged") ? " (staged)" : "");
-            }
-            fprintf(f, " %14s", cell);
-        }
-        fputc('\n', f);
-    }
-}
-
-int gb_print_p2p(FILE *f, const gb_p2p *m) {
-    if (!m || !m->count) {
-        return 0;
-    }
-    print_matrix(f, m, false);
-    print_matrix(f, m, true);
-    int failed = 0;
-    for (size_t i = 0; i < m->count; i++) {
-        failed += !m->pairs[i].verified;
-    }
-    fprintf(f,
-            "(%zu MiB copies; \"staged\": through host memory, no direct path; the diagonal "
-            "is a copy within the device)\n",
-            m->bytes >> 20);
-    return failed;
 }
