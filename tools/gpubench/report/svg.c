@@ -1,7 +1,8 @@
 /* The report's SVG charts, readable at any fleet size: one series or bar
  * per device model, at the median over its devices, with the min-max range
  * as error bars. Per-device figures are in the tables. */
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <math.h>
 #include <stdlib.h>

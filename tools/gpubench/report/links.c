@@ -4,7 +4,8 @@
  * missing from a launcher's job (a file's rank object gives the job's
  * size). Found here, and written as Markdown, HTML and JSON sections. */
 #include "json_write.h"
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * cases) and throttled row (not cut at GB_REPORT_LIST_MAX), and the
  * peer-to-peer pairs. */
 #include "json_write.h"
-#include "report_fleet.h"
+#include "report.h"
 
 #include <math.h>
 #include <xgpu.h>
