@@ -39,7 +39,8 @@ static void json_rank(FILE *f, const gb_rank *rank) {
     fputs("}", f);
 }
 
-void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
+/* The "p2p" value: null, or the matrix. */
+static void json_p2p(FILE *f, const gb_p2p *m) {
     if (!m || !m->count) {
         fputs("null", f);
         return;
@@ -75,8 +76,9 @@ void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
     fputs("]}", f);
 }
 
-void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env) {
-    const gb_results *r = &env->results;
+/* Everything before the rows: the file's host, version, rank, p2p matrix,
+ * command line, libraries and gpuinfo's document of the devices. */
+static void json_header(FILE *f, const gb_run_options *opt, const gb_env *env) {
     fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
     jw_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
@@ -84,7 +86,7 @@ void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env) {
     fputs(",\n\"rank\": ", f);
     json_rank(f, opt->rank);
     fputs(",\n\"p2p\": ", f);
-    gb_write_p2p_json(f, env->p2p);
+    json_p2p(f, env->p2p);
     fputs(",\n\"command_line\": [", f);
     for (int i = 0; i < opt->argc; i++) {
         fputs(i ? ", " : "", f);
@@ -107,71 +109,80 @@ void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env) {
         fputs("null\n", f);
     }
     free(devs);
+}
+
+/* One row's members, from "bench" to "telemetry". */
+static void json_row(FILE *f, const gb_result *x) {
+    fputs("\"bench\": ", f);
+    jw_string(f, x->bench);
+    fputs(", \"impl\": ", f);
+    jw_string(f, x->impl);
+    fputs(", \"device\": ", f);
+    jw_string(f, x->device);
+    fputs(", \"device_name\": ", f);
+    jw_string(f, x->device_name);
+    fputs(", \"device_uuid\": ", f);
+    json_string_or_null(f, x->device_uuid);
+    fputs(", \"device_arch\": ", f);
+    json_string_or_null(f, x->device_arch);
+    fputs(", \"backend\": ", f);
+    jw_string(f, x->backend);
+    fputs(", \"dtype\": ", f);
+    jw_string(f, x->dtype);
+    fputs(", \"shape\": ", f);
+    jw_string(f, x->shape);
+    fputs(", \"size\": ", f);
+    jw_number(f, x->size);
+    if (x->t.reps) {
+        fputs(", \"median_s\": ", f);
+        jw_number(f, x->t.median);
+        fputs(", \"min_s\": ", f);
+        jw_number(f, x->t.min);
+        fputs(", \"max_s\": ", f);
+        jw_number(f, x->t.max);
+        fputs(", \"stddev_s\": ", f);
+        jw_number(f, x->t.stddev);
+    } else {
+        fputs(", \"median_s\": null, \"min_s\": null, \"max_s\": null, \"stddev_s\": null", f);
+    }
+    fprintf(f, ", \"reps\": %d", x->t.reps);
+    const char *key =
+        !x->unit
+            ? "rate"
+            : (!strcmp(x->unit, "GFLOP/s") ? "gflops" : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
+    fprintf(f, ", \"%s\": ", key);
+    if (x->rate >= 0) {
+        jw_number(f, x->rate);
+    } else {
+        fputs("null", f);
+    }
+    fputs(", \"pct_peak\": ", f);
+    if (x->pct_peak >= 0) {
+        jw_number(f, x->pct_peak);
+    } else {
+        fputs("null", f);
+    }
+    fputs(", \"first_s\": ", f);
+    jw_number(f, x->first_s);
+    fprintf(f, ", \"verified\": %s, \"max_rel_err\": ", x->verified ? "true" : "false");
+    jw_number(f, x->max_rel_err);
+    fputs(", \"note\": ", f);
+    jw_string(f, x->note);
+    fputs(", \"telemetry\": ", f);
+    if (x->has_telemetry) {
+        gt_write_json(f, &x->telemetry);
+    } else {
+        fputs("null", f);
+    }
+}
+
+void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env) {
+    const gb_results *r = &env->results;
+    json_header(f, opt, env);
     fputs(",\n\"results\": [", f);
     for (size_t i = 0; i < r->count; i++) {
-        const gb_result *x = r->rows[i];
         fputs(i ? ",\n  {" : "\n  {", f);
-        fputs("\"bench\": ", f);
-        jw_string(f, x->bench);
-        fputs(", \"impl\": ", f);
-        jw_string(f, x->impl);
-        fputs(", \"device\": ", f);
-        jw_string(f, x->device);
-        fputs(", \"device_name\": ", f);
-        jw_string(f, x->device_name);
-        fputs(", \"device_uuid\": ", f);
-        json_string_or_null(f, x->device_uuid);
-        fputs(", \"device_arch\": ", f);
-        json_string_or_null(f, x->device_arch);
-        fputs(", \"backend\": ", f);
-        jw_string(f, x->backend);
-        fputs(", \"dtype\": ", f);
-        jw_string(f, x->dtype);
-        fputs(", \"shape\": ", f);
-        jw_string(f, x->shape);
-        fputs(", \"size\": ", f);
-        jw_number(f, x->size);
-        if (x->t.reps) {
-            fputs(", \"median_s\": ", f);
-            jw_number(f, x->t.median);
-            fputs(", \"min_s\": ", f);
-            jw_number(f, x->t.min);
-            fputs(", \"max_s\": ", f);
-            jw_number(f, x->t.max);
-            fputs(", \"stddev_s\": ", f);
-            jw_number(f, x->t.stddev);
-        } else {
-            fputs(", \"median_s\": null, \"min_s\": null, \"max_s\": null, \"stddev_s\": null", f);
-        }
-        fprintf(f, ", \"reps\": %d", x->t.reps);
-        const char *key =
-            !x->unit ? "rate"
-                     : (!strcmp(x->unit, "GFLOP/s") ? "gflops"
-                                                    : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
-        fprintf(f, ", \"%s\": ", key);
-        if (x->rate >= 0) {
-            jw_number(f, x->rate);
-        } else {
-            fputs("null", f);
-        }
-        fputs(", \"pct_peak\": ", f);
-        if (x->pct_peak >= 0) {
-            jw_number(f, x->pct_peak);
-        } else {
-            fputs("null", f);
-        }
-        fputs(", \"first_s\": ", f);
-        jw_number(f, x->first_s);
-        fprintf(f, ", \"verified\": %s, \"max_rel_err\": ", x->verified ? "true" : "false");
-        jw_number(f, x->max_rel_err);
-        fputs(", \"note\": ", f);
-        jw_string(f, x->note);
-        fputs(", \"telemetry\": ", f);
-        if (x->has_telemetry) {
-            gt_write_json(f, &x->telemetry);
-        } else {
-            fputs("null", f);
-        }
+        json_row(f, r->rows[i]);
         fputs("}", f);
     }
     fputs("\n]\n}\n", f);

@@ -103,104 +103,137 @@ static void core_row(gb_env *env, gb_result *x, double raw_median, const char *r
              GB_CORE_BATCH);
 }
 
+/* One device's launch series: the counter kernel and its argument, the
+ * backend's raw launch beside it when it has one that works, and the
+ * host-timed samples of both. */
+typedef struct launch_series {
+    xgpu_kernel *k;
+    xgpu_range range;
+    xgpu_arg args[1];
+    raw_launch raw;
+    bool have_raw;
+    int raw_error;     /* the first error of a raw launch, 0 for none */
+    char why[256];     /* why there is no raw launch */
+    uint32_t expected; /* launches the counter must have counted */
+    double enqueue[LAUNCHES], round[LAUNCHES], raw_enqueue[LAUNCHES], raw_round[LAUNCHES];
+} launch_series;
+
+/* The backend's own launch on the same kernel, queue and buffer, warmed up
+ * once: it must work before it is timed. */
+static void open_raw(gb_env *env, launch_series *ls, xgpu_buffer *counter) {
+    ls->have_raw = raw_launch_open(&ls->raw, env->info.backend, ls->k, env->queue, counter, ls->why,
+                                   sizeof ls->why) == 0;
+    ls->raw_error = 0;
+    if (ls->have_raw) {
+        ls->raw_error = raw_launch_enqueue(&ls->raw);
+        ls->expected += ls->raw_error == 0;
+        ls->raw_error = ls->raw_error ? ls->raw_error : raw_launch_finish(&ls->raw);
+        if (ls->raw_error) {
+            snprintf(ls->why, sizeof ls->why, "failed: %s returned %d", ls->raw.call,
+                     ls->raw_error);
+            ls->have_raw = false;
+        }
+    }
+}
+
+/* LAUNCHES samples, one xgpu launch and one raw launch in turn, so that
+ * the ratio is not skewed by the host's state drifting. */
+static void time_launches(gb_env *env, launch_series *ls) {
+    for (int i = 0; i < LAUNCHES; i++) {
+        double a = gb_now();
+        xgpu_launch(env->queue, ls->k, &ls->range, 1, ls->args, NULL);
+        double b = gb_now();
+        xgpu_queue_finish(env->queue);
+        double c = gb_now();
+        ls->enqueue[i] = b - a;
+        ls->round[i] = c - a;
+        ls->expected++;
+        if (ls->have_raw) {
+            a = gb_now();
+            int e1 = raw_launch_enqueue(&ls->raw);
+            b = gb_now();
+            int e2 = raw_launch_finish(&ls->raw);
+            c = gb_now();
+            ls->raw_enqueue[i] = b - a;
+            ls->raw_round[i] = c - a;
+            ls->expected++;
+            if ((e1 || e2) && !ls->raw_error) {
+                ls->raw_error = e1 ? e1 : e2;
+            }
+        }
+    }
+}
+
+/* The enqueue and round-trip rows of xgpu and of the raw launch, each
+ * xgpu row read against its raw one, and the core's overhead beside the
+ * enqueue. */
+static void series_rows(gb_env *env, const launch_series *ls, double first, bool ok,
+                        const char *counted) {
+    const char *names[2] = {"enqueue", "round trip"};
+    const double *series[2] = {ls->enqueue, ls->round};
+    const double *raw_series[2] = {ls->raw_enqueue, ls->raw_round};
+    const raw_launch *raw = &ls->raw;
+    for (int s = 0; s < 2; s++) {
+        gb_result *x = launch_row(env, "xgpu", names[s], series[s], LAUNCHES, first, ok);
+        gb_result *r =
+            ls->have_raw ? launch_row(env, "raw", names[s], raw_series[s], LAUNCHES, 0, ok) : NULL;
+        if (r) {
+            snprintf(r->note, sizeof r->note, "%s%s%s; %s", raw->call, s ? " + " : "",
+                     s ? raw->finish_call : "", counted);
+        }
+        if (x && r && r->t.median > 0) {
+            snprintf(x->note, sizeof x->note, "%.2fx the raw %s; %s", x->t.median / r->t.median,
+                     raw->call, counted);
+        } else if (x) {
+            snprintf(x->note, sizeof x->note, "%s; raw launch %s", counted, ls->why);
+        }
+        if (ls->raw_error && r) {
+            snprintf(r->note, sizeof r->note, "%s returned %d", raw->call, ls->raw_error);
+        }
+        if (s == 0 && x) {
+            core_row(env, x, r ? r->t.median : 0, raw->call);
+        }
+    }
+}
+
 void gb_bench_launch(gb_env *env) {
     xgpu_program *p = NULL;
-    xgpu_kernel *k = NULL;
     xgpu_buffer *counter = NULL;
+    launch_series ls = {.k = NULL};
     const uint32_t zero = 0;
     double t0 = gb_now();
     if (xgpu_program_build(env->ctx, launch_source, NULL, &p) ||
-        xgpu_kernel_create(p, "gpubench_count", &k) || xgpu_buffer_create(env->ctx, 4, &counter) ||
+        xgpu_kernel_create(p, "gpubench_count", &ls.k) ||
+        xgpu_buffer_create(env->ctx, 4, &counter) ||
         xgpu_buffer_write(env->queue, counter, 0, &zero, 4, true, NULL)) {
         fprintf(stderr, "gpubench: launch: %s\n", xgpu_last_error()->message);
         goto done;
     }
-    xgpu_range range = xgpu_range_1d(1, 1);
-    xgpu_arg args[] = {xgpu_arg_buffer(counter)};
+    ls.range = xgpu_range_1d(1, 1);
+    ls.args[0] = xgpu_arg_buffer(counter);
     /* Warm-up: the first launch may compile for the group size. */
-    xgpu_launch(env->queue, k, &range, 1, args, NULL);
+    xgpu_launch(env->queue, ls.k, &ls.range, 1, ls.args, NULL);
     xgpu_queue_finish(env->queue);
     double first = gb_now() - t0;
     if (!strcmp(env->info.backend, "null")) {
-        null_device_row(env, k, &range, args, first);
+        null_device_row(env, ls.k, &ls.range, ls.args, first);
         goto done;
     }
-    /* The backend's own launch on the same kernel, queue and buffer, timed
-     * in the same loop, one xgpu launch and one raw launch in turn, so that
-     * the ratio is not skewed by the host's state drifting. */
-    raw_launch raw;
-    char why[256] = "";
-    bool have_raw =
-        raw_launch_open(&raw, env->info.backend, k, env->queue, counter, why, sizeof why) == 0;
-    int raw_error = 0;
-    uint32_t expected = 1; /* the warm-up */
-    if (have_raw) {        /* the raw warm-up, which must work before it is timed */
-        raw_error = raw_launch_enqueue(&raw);
-        expected += raw_error == 0;
-        raw_error = raw_error ? raw_error : raw_launch_finish(&raw);
-        if (raw_error) {
-            snprintf(why, sizeof why, "failed: %s returned %d", raw.call, raw_error);
-            have_raw = false;
-        }
-    }
-    double enqueue[LAUNCHES], round[LAUNCHES], raw_enqueue[LAUNCHES], raw_round[LAUNCHES];
+    ls.expected = 1; /* the warm-up */
+    open_raw(env, &ls, counter);
     gb_progress(env, "launch");
-    for (int i = 0; i < LAUNCHES; i++) {
-        double a = gb_now();
-        xgpu_launch(env->queue, k, &range, 1, args, NULL);
-        double b = gb_now();
-        xgpu_queue_finish(env->queue);
-        double c = gb_now();
-        enqueue[i] = b - a;
-        round[i] = c - a;
-        expected++;
-        if (have_raw) {
-            a = gb_now();
-            int e1 = raw_launch_enqueue(&raw);
-            b = gb_now();
-            int e2 = raw_launch_finish(&raw);
-            c = gb_now();
-            raw_enqueue[i] = b - a;
-            raw_round[i] = c - a;
-            expected++;
-            if ((e1 || e2) && !raw_error) {
-                raw_error = e1 ? e1 : e2;
-            }
-        }
-    }
+    time_launches(env, &ls);
     uint32_t count = 0;
     xgpu_buffer_read(env->queue, counter, 0, &count, 4, true, NULL);
     if (gb_inject("launch")) {
         count--;
     }
-    bool ok = count == expected && !raw_error;
+    bool ok = count == ls.expected && !ls.raw_error;
     char counted[96];
-    snprintf(counted, sizeof counted, "counter %u after %u launches", count, expected);
-    const char *names[2] = {"enqueue", "round trip"};
-    double *series[2] = {enqueue, round}, *raw_series[2] = {raw_enqueue, raw_round};
-    for (int s = 0; s < 2; s++) {
-        gb_result *x = launch_row(env, "xgpu", names[s], series[s], LAUNCHES, first, ok);
-        gb_result *r =
-            have_raw ? launch_row(env, "raw", names[s], raw_series[s], LAUNCHES, 0, ok) : NULL;
-        if (r) {
-            snprintf(r->note, sizeof r->note, "%s%s%s; %s", raw.call, s ? " + " : "",
-                     s ? raw.finish_call : "", counted);
-        }
-        if (x && r && r->t.median > 0) {
-            snprintf(x->note, sizeof x->note, "%.2fx the raw %s; %s", x->t.median / r->t.median,
-                     raw.call, counted);
-        } else if (x) {
-            snprintf(x->note, sizeof x->note, "%s; raw launch %s", counted, why);
-        }
-        if (raw_error && r) {
-            snprintf(r->note, sizeof r->note, "%s returned %d", raw.call, raw_error);
-        }
-        if (s == 0 && x) {
-            core_row(env, x, r ? r->t.median : 0, raw.call);
-        }
-    }
+    snprintf(counted, sizeof counted, "counter %u after %u launches", count, ls.expected);
+    series_rows(env, &ls, first, ok, counted);
 done:
-    xgpu_kernel_release(k);
+    xgpu_kernel_release(ls.k);
     xgpu_program_release(p);
     xgpu_buffer_release(counter);
 }

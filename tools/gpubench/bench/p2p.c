@@ -112,6 +112,60 @@ static bool size_fits(xgpu_device **devs, uint32_t n, size_t bytes) {
     return true;
 }
 
+/* What every pair of one matrix shares: the devices, set up or not, the
+ * copies' size, the source pattern and a buffer to read results into. */
+typedef struct p2p_run {
+    xgpu_device **devs;
+    p2p_dev *d;
+    size_t bytes;
+    const uint32_t *pattern;
+    uint32_t *check;
+} p2p_run;
+
+/* One pair, source s to destination t: its labels, then (both devices set
+ * up) one checked copy and the timed bandwidth and latency copies. */
+static void run_pair(gb_env *into, const p2p_run *run, uint32_t s, uint32_t t, gb_p2p_pair *p) {
+    p2p_dev *d = run->d;
+    size_t bytes = run->bytes;
+    snprintf(p->src, sizeof p->src, "%s", d[s].path);
+    snprintf(p->dst, sizeof p->dst, "%s", d[t].path);
+    snprintf(p->src_uuid, sizeof p->src_uuid, "%s", d[s].uuid);
+    snprintf(p->dst_uuid, sizeof p->dst_uuid, "%s", d[t].uuid);
+    p->gbs = p->latency_us = -1;
+    if (into->progress) {
+        fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
+    }
+    if (!d[s].ok || !d[t].ok) {
+        xgpu_peer_path way = XGPU_PEER_STAGED;
+        xgpu_device_peer_path(run->devs[s], run->devs[t], &way);
+        snprintf(p->path, sizeof p->path, "%s",
+                 s == t ? "local" : (way == XGPU_PEER_DIRECT ? "direct" : "staged"));
+        p->verified = false;
+        return;
+    }
+    copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
+    copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
+    char why[512] = "";
+    p->verified = verify_pair(&big, run->pattern, run->check, why, sizeof why);
+    gb_stats bw, lat;
+    double first = 0;
+    if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 && !big.failed) {
+        p->gbs = (double)bytes / bw.median / 1e9;
+    }
+    if (p->verified && gb_time_host(into, copy_once, &small, &lat, &first) == 0 && !small.failed) {
+        p->latency_us = lat.median * 1e6;
+    }
+    if (p->verified && (big.failed || small.failed)) {
+        snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
+        p->verified = false;
+    }
+    snprintf(p->path, sizeof p->path, "%s",
+             s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
+    if (!p->verified) {
+        fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst, why);
+    }
+}
+
 void gb_bench_p2p(const gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
     if (!size_fits(devs, n, bytes)) {
@@ -139,48 +193,10 @@ void gb_bench_p2p(const gb_options *o, xgpu_device **devs, uint32_t n, gb_env *i
     }
     m->pairs = pairs;
     m->bytes = bytes;
+    const p2p_run run = {devs, d, bytes, pattern, check};
     for (uint32_t s = 0; s < n; s++) {
         for (uint32_t t = 0; t < n; t++) {
-            gb_p2p_pair *p = &pairs[m->count++];
-            snprintf(p->src, sizeof p->src, "%s", d[s].path);
-            snprintf(p->dst, sizeof p->dst, "%s", d[t].path);
-            snprintf(p->src_uuid, sizeof p->src_uuid, "%s", d[s].uuid);
-            snprintf(p->dst_uuid, sizeof p->dst_uuid, "%s", d[t].uuid);
-            p->gbs = p->latency_us = -1;
-            if (into->progress) {
-                fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
-            }
-            if (!d[s].ok || !d[t].ok) {
-                xgpu_peer_path way = XGPU_PEER_STAGED;
-                xgpu_device_peer_path(devs[s], devs[t], &way);
-                snprintf(p->path, sizeof p->path, "%s",
-                         s == t ? "local" : (way == XGPU_PEER_DIRECT ? "direct" : "staged"));
-                p->verified = false;
-                continue;
-            }
-            copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
-            copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
-            char why[512] = "";
-            p->verified = verify_pair(&big, pattern, check, why, sizeof why);
-            gb_stats bw, lat;
-            double first = 0;
-            if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 &&
-                !big.failed) {
-                p->gbs = (double)bytes / bw.median / 1e9;
-            }
-            if (p->verified && gb_time_host(into, copy_once, &small, &lat, &first) == 0 &&
-                !small.failed) {
-                p->latency_us = lat.median * 1e6;
-            }
-            if (p->verified && (big.failed || small.failed)) {
-                snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
-                p->verified = false;
-            }
-            snprintf(p->path, sizeof p->path, "%s",
-                     s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
-            if (!p->verified) {
-                fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst, why);
-            }
+            run_pair(into, &run, s, t, &pairs[m->count++]);
         }
     }
     if (into->progress) {

@@ -132,6 +132,129 @@ static void minmax_rows(gb_env *env, const reduce_case *sum, double lo, double h
     }
 }
 
+/* The host's view of a reduction's input: its compensated sum, the sum of
+ * magnitudes (the tolerance's scale), and the extremes. */
+typedef struct reduce_ref {
+    double sum, sum_abs, lo, hi;
+    size_t max_at; /* the first index of the largest value */
+} reduce_ref;
+
+/* n pseudo-random elements of dt into h (i32 in [-1000, 1000], floats in
+ * [0, 1)), and what the host makes of them. */
+static void fill_input(xgpu_dtype dt, unsigned char *h, size_t n, reduce_ref *ref) {
+    size_t elem = xgpu_dtype_size(dt);
+    uint32_t seed = 5;
+    double sum = 0, comp = 0, sum_abs = 0, lo = INFINITY, hi = -INFINITY;
+    size_t max_at = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = gb_rand(&seed);
+        double v;
+        if (dt == XGPU_I32) {
+            int32_t x = (int32_t)(r % 2001) - 1000;
+            memcpy(h + i * elem, &x, 4);
+            v = x;
+        } else {
+            v = (double)(r >> 8) / (1 << 24);
+            if (dt == XGPU_F32) {
+                float f = (float)v;
+                memcpy(h + i * elem, &f, 4);
+                v = f;
+            } else {
+                memcpy(h + i * elem, &v, 8);
+            }
+        }
+        if (v > hi) {
+            hi = v;
+            max_at = i;
+        }
+        lo = v < lo ? v : lo;
+        double y = v - comp, u = sum + y;
+        comp = (u - sum) - y;
+        sum = u;
+        sum_abs += fabs(v);
+    }
+    *ref = (reduce_ref){sum, sum_abs, lo, hi, max_at};
+}
+
+/* The sum the device wrote, as a double (i64 for i32 input). */
+static double read_sum(gb_env *env, const reduce_case *c) {
+    unsigned char res[8] = {0};
+    xgpu_buffer_read(env->queue, c->out, 0, res, 8, true, NULL);
+    double got;
+    if (c->dtype == XGPU_I32) {
+        int64_t g;
+        memcpy(&g, res, 8);
+        got = (double)g;
+    } else if (c->dtype == XGPU_F32) {
+        float g;
+        memcpy(&g, res, 4);
+        got = g;
+    } else {
+        memcpy(&got, res, 8);
+    }
+    return got;
+}
+
+/* The sum's row: timed, and checked against the host's sum within the
+ * error bound of a tree of log2(n) levels. NULL when no row could be
+ * added. */
+static gb_result *sum_row(gb_env *env, reduce_case *c, const reduce_ref *ref, double bytes) {
+    const char *dts = xgpu_dtype_name(c->dtype);
+    char shape[64], what[96];
+    gb_shape_mib(shape, sizeof shape, "", bytes);
+    snprintf(what, sizeof what, "reduce %s %s", dts, shape);
+    gb_progress(env, what);
+    gb_result *r = gb_add(env, "reduce", "xgpu", dts, shape, bytes);
+    if (r && gb_time_device(env, run_reduce, c, &r->t, &r->first_s) != 0) {
+        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+    } else if (r) {
+        double got = read_sum(env, c);
+        if (gb_inject("reduce")) {
+            got += 1.0 + fabs(got) * 0.01;
+        }
+        double eps = c->dtype == XGPU_F32 ? 0x1p-24 : 0x1p-53;
+        double tol = c->dtype == XGPU_I32 ? 0 : (log2((double)c->n) + 4) * eps * ref->sum_abs;
+        r->max_rel_err = fabs(got - ref->sum) / (fabs(ref->sum) > 0 ? fabs(ref->sum) : 1);
+        r->verified = fabs(got - ref->sum) <= tol;
+        gb_set_bandwidth(env, r, bytes);
+    }
+    return r;
+}
+
+/* One dtype at one size: the sum, and for f32 the copy of the same bytes
+ * and min, max and argmax beside it. */
+static void one_size(gb_env *env, xgpu_dtype dt, double bytes) {
+    size_t elem = xgpu_dtype_size(dt), n = (size_t)bytes / elem;
+    reduce_case c = {dt, NULL, NULL, n, (xgpu_reduce_op)0};
+    unsigned char *h = malloc(n * elem);
+    if (!h || xgpu_buffer_create(env->ctx, n * elem, &c.in) ||
+        xgpu_buffer_create(env->ctx, 8, &c.out)) {
+        free(h);
+        xgpu_buffer_release(c.in);
+        return;
+    }
+    reduce_ref ref;
+    fill_input(dt, h, n, &ref);
+    xgpu_buffer_write(env->queue, c.in, 0, h, n * elem, true, NULL);
+    gb_result *r = sum_row(env, &c, &ref, bytes);
+    /* The fp32 sum beside the copy of the same bytes. */
+    double copy = dt == XGPU_F32 ? copy_row(env, c.in, h, n * elem) : 0;
+    if (r && copy > 0 && r->verified) {
+        snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
+                 r->rate / copy, copy);
+    }
+    if (r && r->verified) {
+        gb_note_params(env, r, "sum", dt, n * elem);
+    }
+    if (dt == XGPU_F32 && r && r->verified) {
+        double sum_s = r->t.median;
+        minmax_rows(env, &c, ref.lo, ref.hi, ref.max_at, sum_s, bytes);
+    }
+    free(h);
+    xgpu_buffer_release(c.in);
+    xgpu_buffer_release(c.out);
+}
+
 void gb_bench_reduce(gb_env *env) {
     static const double quick[] = {1, 64, 256}, full[] = {1, 4, 16, 64, 256, 1024};
     const double *mib = env->opt->full ? full : quick;
@@ -150,96 +273,9 @@ void gb_bench_reduce(gb_env *env) {
         }
         for (size_t s = 0; s < count; s++) {
             double bytes = mib[s] * GB_MIB;
-            if (!gb_fits(env, bytes)) {
-                continue;
+            if (gb_fits(env, bytes)) {
+                one_size(env, types[t], bytes);
             }
-            size_t elem = xgpu_dtype_size(types[t]), n = (size_t)bytes / elem;
-            reduce_case c = {types[t], NULL, NULL, n, (xgpu_reduce_op)0};
-            unsigned char *h = malloc(n * elem);
-            if (!h || xgpu_buffer_create(env->ctx, n * elem, &c.in) ||
-                xgpu_buffer_create(env->ctx, 8, &c.out)) {
-                free(h);
-                xgpu_buffer_release(c.in);
-                continue;
-            }
-            uint32_t seed = 5;
-            double ref = 0, comp = 0, sum_abs = 0, lo = INFINITY, hi = -INFINITY;
-            size_t max_at = 0;
-            for (size_t i = 0; i < n; i++) {
-                uint32_t r = gb_rand(&seed);
-                double v;
-                if (types[t] == XGPU_I32) {
-                    int32_t x = (int32_t)(r % 2001) - 1000;
-                    memcpy(h + i * elem, &x, 4);
-                    v = x;
-                } else {
-                    v = (double)(r >> 8) / (1 << 24);
-                    if (types[t] == XGPU_F32) {
-                        float f = (float)v;
-                        memcpy(h + i * elem, &f, 4);
-                        v = f;
-                    } else {
-                        memcpy(h + i * elem, &v, 8);
-                    }
-                }
-                if (v > hi) {
-                    hi = v;
-                    max_at = i;
-                }
-                lo = v < lo ? v : lo;
-                double y = v - comp, u = ref + y;
-                comp = (u - ref) - y;
-                ref = u;
-                sum_abs += fabs(v);
-            }
-            xgpu_buffer_write(env->queue, c.in, 0, h, n * elem, true, NULL);
-            char shape[64], what[96];
-            gb_shape_mib(shape, sizeof shape, "", bytes);
-            snprintf(what, sizeof what, "reduce %s %s", xgpu_dtype_name(types[t]), shape);
-            gb_progress(env, what);
-            gb_result *r = gb_add(env, "reduce", "xgpu", xgpu_dtype_name(types[t]), shape, bytes);
-            if (r && gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) != 0) {
-                snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-            } else if (r) {
-                unsigned char res[8] = {0};
-                xgpu_buffer_read(env->queue, c.out, 0, res, 8, true, NULL);
-                double got;
-                if (types[t] == XGPU_I32) {
-                    int64_t g;
-                    memcpy(&g, res, 8);
-                    got = (double)g;
-                } else if (types[t] == XGPU_F32) {
-                    float g;
-                    memcpy(&g, res, 4);
-                    got = g;
-                } else {
-                    memcpy(&got, res, 8);
-                }
-                if (gb_inject("reduce")) {
-                    got += 1.0 + fabs(got) * 0.01;
-                }
-                double eps = types[t] == XGPU_F32 ? 0x1p-24 : 0x1p-53;
-                double tol = types[t] == XGPU_I32 ? 0 : (log2((double)n) + 4) * eps * sum_abs;
-                r->max_rel_err = fabs(got - ref) / (fabs(ref) > 0 ? fabs(ref) : 1);
-                r->verified = fabs(got - ref) <= tol;
-                gb_set_bandwidth(env, r, bytes);
-            }
-            /* The fp32 sum beside the copy of the same bytes. */
-            double copy = types[t] == XGPU_F32 ? copy_row(env, c.in, h, n * elem) : 0;
-            if (r && copy > 0 && r->verified) {
-                snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
-                         r->rate / copy, copy);
-            }
-            if (r && r->verified) {
-                gb_note_params(env, r, "sum", types[t], n * elem);
-            }
-            if (types[t] == XGPU_F32 && r && r->verified) {
-                double sum_s = r->t.median;
-                minmax_rows(env, &c, lo, hi, max_at, sum_s, bytes);
-            }
-            free(h);
-            xgpu_buffer_release(c.in);
-            xgpu_buffer_release(c.out);
         }
     }
 }
