@@ -255,34 +255,9 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
     }
 }
 
-uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
-    /* Smoke tests first: they load libraries lazily (NVRTC), which the
-     * layer walk then shows. */
-    uint32_t paths = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        paths += devs[i].path_count;
-    }
-    smoke_result *results = calloc(paths ? paths : 1, sizeof *results);
-    if (!results) {
-        return 0;
-    }
-    uint32_t r = 0, passed = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        for (uint32_t p = 0; p < devs[i].path_count; p++, r++) {
-            smoke(devs[i].devices[p], &devs[i].infos[p], &results[r]);
-        }
-    }
-    fprintf(out, "xgpu %s doctor\n\n", xgpu_version_string());
-    uint32_t nb = 0;
-    xgpu_backend_count(&nb);
-    for (uint32_t b = 0; b < nb; b++) {
-        xgpu_backend_info bi;
-        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS) {
-            check_backend(out, b, &bi);
-        }
-    }
-    /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
-     * CONDA_PREFIX lead the CUDA backend to NVRTC. */
+/* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
+ * CONDA_PREFIX lead the CUDA backend to NVRTC. */
+static void check_environment(FILE *out) {
     static const char *const vars[] = {"XGPU_BACKENDS",
                                        "XGPU_PLUGIN_PATH",
                                        "CUDA_VISIBLE_DEVICES",
@@ -308,6 +283,9 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
             line(out, "-", "%s not set", vars[v]);
         }
     }
+}
+
+static void check_cache(FILE *out) {
     xgpu_cache_info cache;
     fprintf(out, "kernel cache\n");
     if (xgpu_cache_get_info(&cache) == XGPU_SUCCESS && cache.enabled) {
@@ -317,6 +295,11 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
     } else {
         line(out, "info", "off: %s (programs are compiled every run)", cache.reason);
     }
+}
+
+/* The database, and where each device path's kernels take their
+ * parameters from (found by the smoke tests). */
+static void check_tuning(FILE *out, const smoke_result *results, uint32_t n) {
     fprintf(out, "tuning database\n");
     char tune_path[4096];
     struct stat ts;
@@ -329,22 +312,60 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
     } else {
         line(out, "info", "%s does not exist yet: run gpubench tune", tune_path);
     }
-    for (uint32_t i = 0; i < r; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3 && results[i].tuning[k][0]; k++) {
             line(out, strstr(results[i].tuning[k], "tuned") ? "ok" : "-", "%-10s %s",
                  results[i].path, results[i].tuning[k]);
         }
     }
+}
+
+/* The smoke tests' lines; returns how many passed. */
+static uint32_t print_smoke(FILE *out, const smoke_result *results, uint32_t n) {
+    uint32_t passed = 0;
     fprintf(out, "smoke test: build and run a kernel on every device path\n");
-    for (uint32_t i = 0; i < r; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         line(out, results[i].pass ? "PASS" : "FAIL", "%-10s %s: %s", results[i].path,
              results[i].name, results[i].detail);
         passed += results[i].pass != 0;
     }
-    if (r == 0) {
+    if (n == 0) {
         line(out, "FAIL", "no device to test: see the backends above for why");
     }
-    fprintf(out, "\n%u of %u device path(s) passed\n", passed, r);
+    fprintf(out, "\n%u of %u device path(s) passed\n", passed, n);
+    return passed;
+}
+
+uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
+    /* Smoke tests first: they load libraries lazily (NVRTC), which the
+     * layer walk then shows. */
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        paths += devs[i].path_count;
+    }
+    smoke_result *results = calloc(paths ? paths : 1, sizeof *results);
+    if (!results) {
+        return 0;
+    }
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t p = 0; p < devs[i].path_count; p++, r++) {
+            smoke(devs[i].devices[p], &devs[i].infos[p], &results[r]);
+        }
+    }
+    fprintf(out, "xgpu %s doctor\n\n", xgpu_version_string());
+    uint32_t nb = 0;
+    xgpu_backend_count(&nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        xgpu_backend_info bi;
+        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS) {
+            check_backend(out, b, &bi);
+        }
+    }
+    check_environment(out);
+    check_cache(out);
+    check_tuning(out, results, r);
+    uint32_t passed = print_smoke(out, results, r);
     free(results);
     return passed;
 }

@@ -10,6 +10,12 @@
 
 #include <stdio.h>
 
+/* select.c: the physical devices, all of them or those `selector` (NULL:
+ * all) matches, in *all (malloc'ed, also after an error) and *n. Returns
+ * 0; 1 when a term matches nothing (*n is then 0); 2 when xgpu fails, the
+ * selector does not parse or memory runs out. Each said on stderr. */
+int gi_devices(const char *selector, pd_device **all, uint32_t *n);
+
 /* text.c */
 void gi_print_short(FILE *out, const pd_device *devs, uint32_t n, int show_backends);
 void gi_print_verbose(FILE *out, const pd_device *devs, uint32_t n);
