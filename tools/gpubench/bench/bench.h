@@ -114,7 +114,7 @@ bool gb_results_move(gb_results *into, gb_results *from);
 /* Frees the rows; `r` is empty and reusable afterwards. */
 void gb_results_free(gb_results *r);
 
-/* telemetry.c: the device's telemetry around each timed case. Opens
+/* case_telemetry.c: the device's telemetry around each timed case. Opens
  * env->telemetry for env->info's device (after the context is made);
  * gb_telemetry_close closes it. */
 void gb_telemetry_open(gb_env *env);

@@ -1,7 +1,7 @@
 /* What gpubench's benchmarks share among themselves (the layer above sees
  * bench.h only): the methodology (measure.c), the rows (results.c), the
- * telemetry around each timed case (telemetry.c) and the core's own launch
- * cost (launch_core.c). */
+ * telemetry around each timed case (case_telemetry.c) and the core's own
+ * launch cost (launch_core.c). */
 #ifndef XGPU_GPUBENCH_MEASURE_H
 #define XGPU_GPUBENCH_MEASURE_H
 
@@ -44,7 +44,7 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
 void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                     size_t size);
 
-/* telemetry.c: starts sampling d (NULL: nothing); gb_telemetry_end stops
+/* case_telemetry.c: starts sampling d (NULL: nothing); gb_telemetry_end stops
  * it and puts the summary on the row whose stats are *st (measure.c). */
 void gb_telemetry_begin(gt_device *d);
 void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st);
