@@ -58,11 +58,13 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-#define SMOKE_STEP(call)                                                                           \
+/* One step of the smoke test: on failure xgpu's message goes to
+ * result->detail and control to `label`. */
+#define SMOKE_STEP_OR_GOTO(result, call, label)                                                    \
     do {                                                                                           \
         if ((call) != XGPU_SUCCESS) {                                                              \
-            snprintf(r->detail, sizeof r->detail, "%s", xgpu_last_error()->message);               \
-            goto done;                                                                             \
+            snprintf((result)->detail, sizeof(result)->detail, "%s", xgpu_last_error()->message);  \
+            goto label;                                                                            \
         }                                                                                          \
     } while (0)
 
@@ -82,24 +84,24 @@ static void smoke(xgpu_device *dev, const xgpu_device_info *info, smoke_result *
         x[i] = (float)(i % 97) * 0.25f - 3.0f;
         y[i] = NAN;
     }
-    SMOKE_STEP(xgpu_context_create(dev, &ctx));
+    SMOKE_STEP_OR_GOTO(r, xgpu_context_create(dev, &ctx), done);
     tuning_of(ctx, r);
-    SMOKE_STEP(xgpu_queue_create(ctx, &q));
-    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof x, &bx));
-    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof y, &by));
+    SMOKE_STEP_OR_GOTO(r, xgpu_queue_create(ctx, &q), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_create(ctx, sizeof x, &bx), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_create(ctx, sizeof y, &by), done);
     double t0 = now_ms();
-    SMOKE_STEP(xgpu_program_build(ctx, smoke_source, NULL, &prog));
+    SMOKE_STEP_OR_GOTO(r, xgpu_program_build(ctx, smoke_source, NULL, &prog), done);
     double build_ms = now_ms() - t0;
-    SMOKE_STEP(xgpu_kernel_create(prog, "smoke", &k));
-    SMOKE_STEP(xgpu_buffer_write(q, bx, 0, x, sizeof x, true, NULL));
-    SMOKE_STEP(xgpu_buffer_write(q, by, 0, y, sizeof y, true, NULL));
+    SMOKE_STEP_OR_GOTO(r, xgpu_kernel_create(prog, "smoke", &k), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_write(q, bx, 0, x, sizeof x, true, NULL), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_write(q, by, 0, y, sizeof y, true, NULL), done);
     xgpu_range range = xgpu_range_1d((N + 63) / 64, 64);
     xgpu_arg args[] = {xgpu_arg_buffer(bx), xgpu_arg_buffer(by), xgpu_arg_u32(N)};
-    SMOKE_STEP(xgpu_queue_record_event(q, &start));
-    SMOKE_STEP(xgpu_launch(q, k, &range, 3, args, &end));
-    SMOKE_STEP(xgpu_buffer_read(q, by, 0, y, sizeof y, true, NULL));
+    SMOKE_STEP_OR_GOTO(r, xgpu_queue_record_event(q, &start), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_launch(q, k, &range, 3, args, &end), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_read(q, by, 0, y, sizeof y, true, NULL), done);
     double run_ms = 0;
-    SMOKE_STEP(xgpu_event_elapsed_ms(start, end, &run_ms));
+    SMOKE_STEP_OR_GOTO(r, xgpu_event_elapsed_ms(start, end, &run_ms), done);
     int bad = 0;
     for (int i = 0; i < N; i++) {
         bad += y[i] != 2.0f * x[i] + 1.0f; /* exact: small multiples of 1/4 */
