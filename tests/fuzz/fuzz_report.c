@@ -1,5 +1,5 @@
 /* libFuzzer target: bytes as one gpubench result file, read by the report's
- * parser (tools/gpubench/report_read.c). Any input must give rows, the
+ * parser (tools/gpubench/report/read.c). Any input must give rows, the
  * file's facts and its peer-to-peer pairs, or an error message, never a
  * crash, a leak or undefined behaviour. Seeds: tests/fuzz/corpus/report/. */
 #include "report_read.h"

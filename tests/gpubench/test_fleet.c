@@ -3,7 +3,7 @@
  * host, rank and device; --all-devices runs two devices at once and
  * measures the copies between them (pocl made to show two devices). */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "rank.h"
 #include "xt_file.h"
 
 #include <cjson/cJSON.h>

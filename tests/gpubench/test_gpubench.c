@@ -4,7 +4,7 @@
  * Launchers, ranks and --all-devices: test_fleet.c; the fleet report:
  * test_report.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "bench.h"
 #include "xt_file.h"
 
 #include <cjson/cJSON.h>

@@ -1,11 +1,13 @@
-/* gpuinfo's merge of backend paths into physical devices, on made-up
+/* The tools' merge of backend paths into physical devices, on made-up
  * devices: one GPU through CUDA and OpenCL is one device. */
-#include "gpuinfo.h"
+#include "device_id.h"
+#include "physdev.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -36,7 +38,7 @@ static void two_paths_to_one_pci_address_are_one_device(void **state) {
         dev("opencl", 2, NULL, -1),           /* pocl: neither */
     };
     uint32_t group[5];
-    assert_int_equal(gi_merge(infos, 5, group), 3);
+    assert_int_equal(devid_merge(infos, 5, group), 3);
     assert_int_equal(group[0], 0);
     assert_int_equal(group[1], 1);
     assert_int_equal(group[2], 0);
@@ -52,7 +54,7 @@ static void uuid_decides_before_pci(void **state) {
         dev("opencl", 0, "0000:17:00.0", 0x02),
     };
     uint32_t group[2];
-    assert_int_equal(gi_merge(infos, 2, group), 2);
+    assert_int_equal(devid_merge(infos, 2, group), 2);
 }
 
 static void devices_of_one_backend_never_merge(void **state) {
@@ -64,7 +66,7 @@ static void devices_of_one_backend_never_merge(void **state) {
         dev("cuda", 1, "0000:01:00.0", 0x11), /* a driver bug: same ids twice */
     };
     uint32_t group[4];
-    assert_int_equal(gi_merge(infos, 4, group), 4);
+    assert_int_equal(devid_merge(infos, 4, group), 4);
 }
 
 /* A selector that names any path of a GPU selects the GPU; order kept. */
@@ -76,21 +78,21 @@ static void any_path_selects_the_physical_device(void **state) {
     for (int i = 0; i < 4; i++) {
         p[i] = (xgpu_device *)&handles[i];
     }
-    gi_device devs[3];
+    pd_device devs[3];
     memset(devs, 0, sizeof devs);
     devs[0].index = 0, devs[0].path_count = 2, devs[0].devices[0] = p[0], devs[0].devices[1] = p[2];
     devs[1].index = 1, devs[1].path_count = 1, devs[1].devices[0] = p[1];
     devs[2].index = 3, devs[2].path_count = 1, devs[2].devices[0] = p[3];
     xgpu_device *chosen[] = {p[2], p[3]}; /* opencl:0 of GPU 0, and the CPU */
-    assert_int_equal(gi_select(devs, 3, chosen, 2), 2);
+    assert_int_equal(pd_select(devs, 3, chosen, 2), 2);
     assert_int_equal(devs[0].index, 0);
     assert_int_equal(devs[1].index, 3);
-    assert_int_equal(gi_select(devs, 2, NULL, 0), 0);
+    assert_int_equal(pd_select(devs, 2, NULL, 0), 0);
 }
 
 static void nothing_merges_nothing(void **state) {
     (void)state;
-    assert_int_equal(gi_merge(NULL, 0, NULL), 0);
+    assert_int_equal(devid_merge(NULL, 0, NULL), 0);
 }
 
 int main(void) {

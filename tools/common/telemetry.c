@@ -1,7 +1,7 @@
 /* A device's telemetry source and its sampler thread. */
 #define _GNU_SOURCE
-#include "gpuinfo.h"
 #include "telemetry_internal.h"
+#include "device_id.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -160,8 +160,8 @@ gt_device *gt_open_host(void) {
 
 gt_device *gt_open(const xgpu_device_info *info) {
     char label[64], hex[40], uuid[48] = "";
-    gi_path(info, label, sizeof label);
-    gi_uuid(info, hex, sizeof hex);
+    devid_path(info, label, sizeof label);
+    devid_uuid(info, hex, sizeof hex);
     if (*hex) {
         snprintf(uuid, sizeof uuid, "GPU-%s", hex); /* NVML's spelling */
     }

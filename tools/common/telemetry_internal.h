@@ -1,5 +1,6 @@
-/* Telemetry internals shared by telemetry.c (the device and its sampler)
- * and telemetry_libs.c (NVML and ROCm SMI, loaded at run time). */
+/* Telemetry internals shared by telemetry.c (the device and its sampler),
+ * telemetry_nvml.c and telemetry_rsmi.c (the vendor libraries, loaded at
+ * run time) and telemetry_libs.c (what loading them shares). */
 #ifndef XGPU_TELEMETRY_INTERNAL_H
 #define XGPU_TELEMETRY_INTERNAL_H
 
@@ -7,19 +8,36 @@
 
 #include <stddef.h>
 
+typedef void (*gt_fn)(void); /* any function of a vendor library */
+/* A call of `fn` goes through the function's own type. */
+#define GT_CALL(type, fn) ((type)(fn))
+
 /* The vendor library serving one device: its handle, the device's handle
  * or index in it, and the functions it was found to have (a NULL optional
  * function makes its value unknown). */
-typedef void (*gt_fn)(void); /* any function, called through its own type */
 typedef struct gt_lib {
     void *dl;
     char name[512]; /* the file dlopen took, for messages */
     void *nvml_device;
     uint32_t rsmi_index;
     unsigned rsmi_major; /* ROCm SMI's version: rsmi_frequencies_t changed in 6 */
-    gt_fn fn[24];        /* by the GT_FN_* indexes of telemetry_libs.c */
+    gt_fn fn[24];        /* by the GT_FN_* indexes of telemetry_nvml.c or _rsmi.c */
 } gt_lib;
 
+/* telemetry_libs.c */
+/* A function of the library, NULL when it lacks it (through memcpy, as
+ * vendor_blas.c does, since C has no cast from void * to a function). */
+gt_fn gt_sym(void *dl, const char *name);
+/* The library the environment variable `env` names, or the first of the
+ * NULL-ended `names` that dlopen takes, its name in `loaded`; NULL with
+ * why. */
+void *gt_open_library(const char *env, const char *const *names, char *loaded, size_t size,
+                      char *why, size_t why_size);
+/* XGPU_TELEMETRY_MATCH=index:N, for tests: N, the library's device to
+ * take whatever the bus id; -1 without it. */
+int gt_match_index(void);
+
+/* telemetry_nvml.c, telemetry_rsmi.c */
 /* Opens NVML or ROCm SMI for the device with this bus id or UUID (either
  * may be NULL) into *lib: 0, or -1 with why in `why` (the library's name
  * and the symbol or status at fault; "" when the library is not there). */

@@ -1,8 +1,8 @@
 /* What a case's samples add up to: ranges, reasons, throttled or not, and
  * the JSON object gpubench writes. */
 #define _GNU_SOURCE
-#include "gpuinfo.h"
 #include "telemetry.h"
+#include "json_write.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -126,14 +126,6 @@ void gt_summarise(const gt_sample *s, size_t n, gt_source source, double max_sm_
     }
 }
 
-static void json_number(FILE *f, double v) {
-    if (isfinite(v)) {
-        fprintf(f, "%.9g", v);
-    } else {
-        fputs("null", f);
-    }
-}
-
 static void json_range(FILE *f, const char *key, const gt_range *r) {
     fprintf(f, ", \"%s\": ", key);
     if (!r->known) {
@@ -141,11 +133,11 @@ static void json_range(FILE *f, const char *key, const gt_range *r) {
         return;
     }
     fputs("{\"min\": ", f);
-    json_number(f, r->min);
+    jw_number(f, r->min);
     fputs(", \"median\": ", f);
-    json_number(f, r->median);
+    jw_number(f, r->median);
     fputs(", \"max\": ", f);
-    json_number(f, r->max);
+    jw_number(f, r->max);
     fputc('}', f);
 }
 
@@ -154,22 +146,22 @@ void gt_write_json(FILE *f, const gt_summary *s) {
                                                      "power_limit_w", "temp_c",        "util_pct",
                                                      "mem_used_mib",  "cpu_mhz"};
     fputs("{\"source\": ", f);
-    gi_json_string(f, gt_source_name(s->source));
+    jw_string(f, gt_source_name(s->source));
     fprintf(f, ", \"samples\": %d", s->samples);
     for (int v = 0; v < GT_VALUE_COUNT; v++) {
         json_range(f, keys[v], &s->r[v]);
     }
     fputs(", \"sm_clock_max_mhz\": ", f);
-    json_number(f, s->sm_clock_max_mhz);
+    jw_number(f, s->sm_clock_max_mhz);
     fputs(", \"reasons\": [", f);
     int k = 0;
     for (size_t i = 0; i < REASON_COUNT; i++) {
         if (s->reasons & reason_names[i].bit) {
             fputs(k++ ? ", " : "", f);
-            gi_json_string(f, reason_names[i].name);
+            jw_string(f, reason_names[i].name);
         }
     }
     fprintf(f, "], \"throttled\": %s, \"throttle_why\": ", s->throttled ? "true" : "false");
-    gi_json_string(f, s->throttle_why);
+    jw_string(f, s->throttle_why);
     fputc('}', f);
 }

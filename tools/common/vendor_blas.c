@@ -189,6 +189,45 @@ static int device_handle(blas_lib *l, uint32_t device, void **handle, char *reas
     return 0;
 }
 
+/* cuBLAS, rocBLAS: loaded once per process, never unloaded. The lock
+ * also holds every vendor call: it keeps set_stream and the enqueue of
+ * one GEMM together when --all-devices runs devices on several threads,
+ * and CLBlast's caches are not safe to fill from two threads at once
+ * (ThreadSanitizer sees its tuning database built in both). */
+static blas_lib libs[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* cuBLAS (cuda) or rocBLAS (hip), opened the first time, and a handle of
+ * the device's own in bs: 0 with the lock held, or -1 with the reason and
+ * the lock released. */
+static int lock_runtime_blas(bool cuda, const xgpu_device_info *device, blas_call_state *bs,
+                             char *reason, size_t reason_size) {
+    static const char *const cublas[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
+                                         "/usr/local/cuda/lib64/libcublas.so", NULL};
+    static const char *const rocblas[] = {"librocblas.so.4", "librocblas.so.3", "librocblas.so.0",
+                                          "/opt/rocm/lib/librocblas.so", NULL};
+    blas_lib *l = &libs[cuda ? 0 : 1];
+    pthread_mutex_lock(&lock);
+    if (!l->tried) {
+        l->tried = true;
+        open_blas(cuda, cuda ? cublas : rocblas, cuda ? "cublasCreate_v2" : "rocblas_create_handle",
+                  cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
+                  cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
+                  cuda ? "cublasDgemm_v2" : "rocblas_dgemm", l);
+    }
+    /* The handle binds to the context current on this thread: the
+     * caller's buffers were just written through this queue, which
+     * made its device's context current. */
+    int rc = *l->failed ? (snprintf(reason, reason_size, "%s", l->failed), -1)
+                        : device_handle(l, device->backend_index, &bs->handle, reason, reason_size);
+    if (rc) {
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    bs->lib = l;
+    return 0;
+}
+
 int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype, size_t m, size_t n,
             size_t k, xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size,
             char *reason, size_t reason_size) {
@@ -199,63 +238,30 @@ int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype,
     }
     bool f64 = dtype == XGPU_F64;
     const char *backend = device->backend;
-    /* cuBLAS, rocBLAS: loaded once per process, never unloaded. The lock
-     * also holds every vendor call: it keeps set_stream and the enqueue of
-     * one GEMM together when --all-devices runs devices on several
-     * threads, and CLBlast's caches are not safe to fill from two threads
-     * at once (ThreadSanitizer sees its tuning database built in both). */
-    static blas_lib libs[2];
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     vendor_call call = NULL;
     blas_call_state bs = {NULL, NULL};
-    bool locked = false;
     if (!strcmp(backend, "opencl")) {
         snprintf(impl, impl_size, "clblast");
 #if defined(VB_HAVE_CLBLAST)
         call = clblast_call;
         pthread_mutex_lock(&lock);
-        locked = true;
 #else
         snprintf(reason, reason_size, "not run: built without CLBlast (libclblast-dev)");
         return -1;
 #endif
     } else if (!strcmp(backend, "cuda") || !strcmp(backend, "hip")) {
         bool cuda = !strcmp(backend, "cuda");
-        static const char *const cublas[] = {"libcublas.so.13", "libcublas.so.12",
-                                             "libcublas.so.11",
-                                             "/usr/local/cuda/lib64/libcublas.so", NULL};
-        static const char *const rocblas[] = {"librocblas.so.4", "librocblas.so.3",
-                                              "librocblas.so.0", "/opt/rocm/lib/librocblas.so",
-                                              NULL};
         snprintf(impl, impl_size, cuda ? "cublas" : "rocblas");
-        blas_lib *l = &libs[cuda ? 0 : 1];
-        pthread_mutex_lock(&lock);
-        if (!l->tried) {
-            l->tried = true;
-            open_blas(cuda, cuda ? cublas : rocblas,
-                      cuda ? "cublasCreate_v2" : "rocblas_create_handle",
-                      cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
-                      cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
-                      cuda ? "cublasDgemm_v2" : "rocblas_dgemm", l);
-        }
-        /* The handle binds to the context current on this thread: the
-         * caller's buffers were just written through this queue, which
-         * made its device's context current. */
-        int rc = *l->failed
-                     ? (snprintf(reason, reason_size, "%s", l->failed), -1)
-                     : device_handle(l, device->backend_index, &bs.handle, reason, reason_size);
-        if (rc) {
-            pthread_mutex_unlock(&lock);
+        if (lock_runtime_blas(cuda, device, &bs, reason, reason_size) != 0) {
             return -1;
         }
-        bs.lib = l;
-        locked = true;
         call = cuda ? cublas_call : rocblas_call;
     } else {
         snprintf(impl, impl_size, "vendor");
         snprintf(reason, reason_size, "not run: no vendor BLAS for backend %s", backend);
         return -1;
     }
+    /* Here the lock is held. */
     void *qn = NULL, *an = NULL, *bn = NULL, *cn = NULL;
     int st = -1;
     if (xgpu_queue_native(queue, &qn) || xgpu_buffer_native(a, &an) || xgpu_buffer_native(b, &bn) ||
@@ -268,8 +274,6 @@ int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype,
                      st);
         }
     }
-    if (locked) {
-        pthread_mutex_unlock(&lock);
-    }
+    pthread_mutex_unlock(&lock);
     return st == XGPU_SUCCESS ? 0 : -1;
 }

@@ -1,17 +1,11 @@
-/* Output: a table for people, CSV and JSON ("xgpu.gpubench/1") for
- * machines. */
+/* Output for people (the table of rows, the p2p matrices) and CSV for
+ * machines; the JSON is output_json.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
-#include "gpuinfo.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#if defined(GB_HAVE_OPENBLAS)
-#include <cblas.h>
-#endif
 
 const char *gb_host_name(void) {
     static char host[256];
@@ -35,56 +29,107 @@ static const char *rate_text(const gb_result *r, char *buf, size_t size) {
 
 /* Once per device, under the table: which telemetry source its rows
  * have, and the host CPU's clock where that is all there is. */
-static void print_telemetry_sources(FILE *out, const gb_result *r, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        bool first = r[i].has_telemetry;
+static void print_telemetry_sources(FILE *out, const gb_results *res) {
+    for (size_t i = 0; i < res->count; i++) {
+        const gb_result *x = res->rows[i];
+        bool first = x->has_telemetry;
         for (size_t j = 0; j < i && first; j++) {
-            first = !(r[j].has_telemetry && !strcmp(r[j].device, r[i].device));
+            const gb_result *y = res->rows[j];
+            first = !(y->has_telemetry && !strcmp(y->device, x->device));
         }
         if (!first) {
             continue;
         }
-        const gt_range *cpu = &r[i].telemetry.r[GT_CPU_MHZ];
-        gt_source src = r[i].telemetry.source;
-        fprintf(out, "%s telemetry: ", r[i].device);
+        const gt_range *cpu = &x->telemetry.r[GT_CPU_MHZ];
+        gt_source src = x->telemetry.source;
+        fprintf(out, "%s telemetry: ", x->device);
         if (src == GT_SOURCE_NVML || src == GT_SOURCE_ROCM_SMI) {
             fputs(gt_source_name(src), out);
-        } else if (r[i].telemetry_why[0]) {
-            fprintf(out, "none (%s)", r[i].telemetry_why);
+        } else if (x->telemetry_why[0]) {
+            fprintf(out, "none (%s)", x->telemetry_why);
         }
         if (cpu->known) {
-            fprintf(out, "%shost CPU %.0f MHz", r[i].telemetry_why[0] ? "; " : "", cpu->median);
+            fprintf(out, "%shost CPU %.0f MHz", x->telemetry_why[0] ? "; " : "", cpu->median);
         } else if (src == GT_SOURCE_NONE) {
-            fputs(r[i].telemetry_why[0] ? "; Linux shows no host CPU clock"
-                                        : "none (Linux shows no host CPU clock)",
+            fputs(x->telemetry_why[0] ? "; Linux shows no host CPU clock"
+                                      : "none (Linux shows no host CPU clock)",
                   out);
         }
         fputc('\n', out);
     }
 }
 
-void gb_print_table(FILE *out, const gb_result *r, size_t n) {
+void gb_print_table(FILE *out, const gb_results *res) {
     fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7s  %s\n", "bench", "impl", "device",
             "type", "shape", "rate", "%peak", "median", "reps", "check");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < res->count; i++) {
+        const gb_result *x = res->rows[i];
         char rate[48], peak[16], med[32];
-        snprintf(peak, sizeof peak, r[i].pct_peak >= 0 ? "%.0f%%" : "-", r[i].pct_peak);
-        if (r[i].t.reps) {
-            snprintf(med, sizeof med, "%.3f ms", r[i].t.median * 1e3);
+        snprintf(peak, sizeof peak, x->pct_peak >= 0 ? "%.0f%%" : "-", x->pct_peak);
+        if (x->t.reps) {
+            snprintf(med, sizeof med, "%.3f ms", x->t.median * 1e3);
         } else {
             snprintf(med, sizeof med, "-");
         }
-        const gt_summary *tel = &r[i].telemetry;
-        bool throttled = r[i].has_telemetry && tel->throttled;
-        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s%s%s\n", r[i].bench,
-                r[i].impl, r[i].device, r[i].dtype, r[i].shape, rate_text(&r[i], rate, sizeof rate),
-                peak, med, r[i].t.reps,
-                r[i].t.reps ? (r[i].verified ? "verified" : "FAILED")
-                            : (r[i].verified ? "" : "FAILED"),
-                r[i].note[0] && r[i].t.reps ? "; " : "", r[i].note,
-                throttled ? "; THROTTLED: " : "", throttled ? tel->throttle_why : "");
+        const gt_summary *tel = &x->telemetry;
+        bool throttled = x->has_telemetry && tel->throttled;
+        fprintf(out, "%-9s %-9s %-9s %-4s %-22s %14s %8s %10s %7d  %s%s%s%s%s\n", x->bench, x->impl,
+                x->device, x->dtype, x->shape, rate_text(x, rate, sizeof rate), peak, med,
+                x->t.reps,
+                x->t.reps ? (x->verified ? "verified" : "FAILED") : (x->verified ? "" : "FAILED"),
+                x->note[0] && x->t.reps ? "; " : "", x->note, throttled ? "; THROTTLED: " : "",
+                throttled ? tel->throttle_why : "");
     }
-    print_telemetry_sources(out, r, n);
+    print_telemetry_sources(out, res);
+}
+
+/* One matrix, sources down, destinations across. */
+static void print_matrix(FILE *f, const gb_p2p *m, bool latency) {
+    uint32_t n = 0;
+    while (n * n < m->count) {
+        n++;
+    }
+    char what[32];
+    snprintf(what, sizeof what, "%zu MiB copies", m->bytes >> 20);
+    fprintf(f, "\n%s (%s, %s)\n%-12s", latency ? "p2p latency, us" : "p2p bandwidth, GB/s",
+            latency ? "8-byte copies" : what, "rows: from, columns: to", "");
+    for (uint32_t t = 0; t < n; t++) {
+        fprintf(f, " %14s", m->pairs[t].dst);
+    }
+    fputc('\n', f);
+    for (uint32_t s = 0; s < n; s++) {
+        fprintf(f, "%-12s", m->pairs[s * n].src);
+        for (uint32_t t = 0; t < n; t++) {
+            const gb_p2p_pair *p = &m->pairs[s * n + t];
+            double v = latency ? p->latency_us : p->gbs;
+            char cell[32];
+            if (!p->verified || v < 0) {
+                snprintf(cell, sizeof cell, "FAILED");
+            } else {
+                snprintf(cell, sizeof cell, "%.*f%s", latency ? 1 : 2, v,
+                         !strcmp(p->path, "staged") ? " (staged)" : "");
+            }
+            fprintf(f, " %14s", cell);
+        }
+        fputc('\n', f);
+    }
+}
+
+int gb_print_p2p(FILE *f, const gb_p2p *m) {
+    if (!m || !m->count) {
+        return 0;
+    }
+    print_matrix(f, m, false);
+    print_matrix(f, m, true);
+    int failed = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        failed += !m->pairs[i].verified;
+    }
+    fprintf(f,
+            "(%zu MiB copies; \"staged\": through host memory, no direct path; the diagonal "
+            "is a copy within the device)\n",
+            m->bytes >> 20);
+    return failed;
 }
 
 /* A CSV field: quoted, quotes doubled. */
@@ -99,11 +144,11 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-void gb_write_csv(FILE *f, const gb_result *r, size_t n) {
+void gb_write_csv(FILE *f, const gb_results *r) {
     fprintf(f, "host,bench,impl,device,device_name,backend,dtype,shape,size,median_s,min_s,max_s,"
                "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note\n");
-    for (size_t i = 0; i < n; i++) {
-        const gb_result *x = &r[i];
+    for (size_t i = 0; i < r->count; i++) {
+        const gb_result *x = r->rows[i];
         csv_field(f, gb_host_name());
         fputc(',', f);
         csv_field(f, x->bench);
@@ -127,178 +172,4 @@ void gb_write_csv(FILE *f, const gb_result *r, size_t n) {
         csv_field(f, x->note);
         fputc('\n', f);
     }
-}
-
-static void json_number(FILE *f, double v) {
-    if (isfinite(v)) {
-        fprintf(f, "%.9g", v);
-    } else {
-        fputs("null", f);
-    }
-}
-
-/* A string, or null when it is empty. */
-static void json_string_or_null(FILE *f, const char *s) {
-    if (*s) {
-        gi_json_string(f, s);
-    } else {
-        fputs("null", f);
-    }
-}
-
-static void json_rank(FILE *f, const gb_rank *rank) {
-    if (!rank) {
-        fputs("null", f);
-        return;
-    }
-    fputs("{\"engine\": ", f);
-    gi_json_string(f, rank->engine);
-    fputs(", \"rank\": ", f);
-    rank->rank >= 0 ? fprintf(f, "%d", rank->rank) : fputs("null", f);
-    fputs(", \"local_rank\": ", f);
-    rank->local_rank >= 0 ? fprintf(f, "%d", rank->local_rank) : fputs("null", f);
-    fputs(", \"size\": ", f);
-    rank->size >= 0 ? fprintf(f, "%d", rank->size) : fputs("null", f);
-    fputs(", \"variable\": ", f);
-    gi_json_string(f, rank->variable);
-    fputs("}", f);
-}
-
-void gb_write_p2p_json(FILE *f, const gb_p2p *m) {
-    if (!m || !m->count) {
-        fputs("null", f);
-        return;
-    }
-    uint32_t n = 0;
-    while ((size_t)n * n < m->count) {
-        n++;
-    }
-    fputs("{\"devices\": [", f);
-    for (uint32_t i = 0; i < n; i++) {
-        fputs(i ? ", " : "", f);
-        gi_json_string(f, m->pairs[i].dst);
-    }
-    fprintf(f, "], \"bytes\": %zu, \"pairs\": [", m->bytes);
-    for (size_t i = 0; i < m->count; i++) {
-        const gb_p2p_pair *p = &m->pairs[i];
-        fputs(i ? ",\n    {\"src\": " : "\n    {\"src\": ", f);
-        gi_json_string(f, p->src);
-        fputs(", \"dst\": ", f);
-        gi_json_string(f, p->dst);
-        fputs(", \"src_uuid\": ", f);
-        json_string_or_null(f, p->src_uuid);
-        fputs(", \"dst_uuid\": ", f);
-        json_string_or_null(f, p->dst_uuid);
-        fputs(", \"path\": ", f);
-        gi_json_string(f, p->path);
-        fprintf(f, ", \"bytes\": %zu, \"gbs\": ", m->bytes);
-        p->gbs >= 0 ? json_number(f, p->gbs) : (void)fputs("null", f);
-        fputs(", \"latency_us\": ", f);
-        p->latency_us >= 0 ? json_number(f, p->latency_us) : (void)fputs("null", f);
-        fprintf(f, ", \"verified\": %s}", p->verified ? "true" : "false");
-    }
-    fputs("]}", f);
-}
-
-void gb_write_json(FILE *f, const gb_options *opt, const gb_env *env) {
-    const gb_result *r = env->results;
-    size_t n = env->count;
-    fputs("{\n\"schema\": \"xgpu.gpubench/1\",\n\"host\": ", f);
-    gi_json_string(f, gb_host_name());
-    fputs(",\n\"xgpu_version\": ", f);
-    gi_json_string(f, xgpu_version_string());
-    fputs(",\n\"rank\": ", f);
-    json_rank(f, opt->rank);
-    fputs(",\n\"p2p\": ", f);
-    gb_write_p2p_json(f, env->p2p);
-    fputs(",\n\"command_line\": [", f);
-    for (int i = 0; i < opt->argc; i++) {
-        fputs(i ? ", " : "", f);
-        gi_json_string(f, opt->argv[i]);
-    }
-    fputs("],\n\"libraries\": {", f);
-#if defined(GB_HAVE_OPENBLAS)
-    fputs("\"openblas\": {\"config\": ", f);
-    gi_json_string(f, openblas_get_config());
-    fputs(", \"core\": ", f);
-    gi_json_string(f, openblas_get_corename());
-    fprintf(f, ", \"threads\": %d}", openblas_get_num_threads());
-#endif
-    fputs("},\n\"gpuinfo\": ", f);
-    gi_device *devs = NULL;
-    uint32_t nd = 0;
-    if (gi_collect(&devs, &nd) == 0) {
-        gi_print_json(f, devs, nd);
-    } else {
-        fputs("null\n", f);
-    }
-    free(devs);
-    fputs(",\n\"results\": [", f);
-    for (size_t i = 0; i < n; i++) {
-        const gb_result *x = &r[i];
-        fputs(i ? ",\n  {" : "\n  {", f);
-        fputs("\"bench\": ", f);
-        gi_json_string(f, x->bench);
-        fputs(", \"impl\": ", f);
-        gi_json_string(f, x->impl);
-        fputs(", \"device\": ", f);
-        gi_json_string(f, x->device);
-        fputs(", \"device_name\": ", f);
-        gi_json_string(f, x->device_name);
-        fputs(", \"device_uuid\": ", f);
-        json_string_or_null(f, x->device_uuid);
-        fputs(", \"device_arch\": ", f);
-        json_string_or_null(f, x->device_arch);
-        fputs(", \"backend\": ", f);
-        gi_json_string(f, x->backend);
-        fputs(", \"dtype\": ", f);
-        gi_json_string(f, x->dtype);
-        fputs(", \"shape\": ", f);
-        gi_json_string(f, x->shape);
-        fputs(", \"size\": ", f);
-        json_number(f, x->size);
-        if (x->t.reps) {
-            fputs(", \"median_s\": ", f);
-            json_number(f, x->t.median);
-            fputs(", \"min_s\": ", f);
-            json_number(f, x->t.min);
-            fputs(", \"max_s\": ", f);
-            json_number(f, x->t.max);
-            fputs(", \"stddev_s\": ", f);
-            json_number(f, x->t.stddev);
-        } else {
-            fputs(", \"median_s\": null, \"min_s\": null, \"max_s\": null, \"stddev_s\": null", f);
-        }
-        fprintf(f, ", \"reps\": %d", x->t.reps);
-        const char *key =
-            !x->unit ? "rate"
-                     : (!strcmp(x->unit, "GFLOP/s") ? "gflops"
-                                                    : (!strcmp(x->unit, "GB/s") ? "gbs" : "us"));
-        fprintf(f, ", \"%s\": ", key);
-        if (x->rate >= 0) {
-            json_number(f, x->rate);
-        } else {
-            fputs("null", f);
-        }
-        fputs(", \"pct_peak\": ", f);
-        if (x->pct_peak >= 0) {
-            json_number(f, x->pct_peak);
-        } else {
-            fputs("null", f);
-        }
-        fputs(", \"first_s\": ", f);
-        json_number(f, x->first_s);
-        fprintf(f, ", \"verified\": %s, \"max_rel_err\": ", x->verified ? "true" : "false");
-        json_number(f, x->max_rel_err);
-        fputs(", \"note\": ", f);
-        gi_json_string(f, x->note);
-        fputs(", \"telemetry\": ", f);
-        if (x->has_telemetry) {
-            gt_write_json(f, &x->telemetry);
-        } else {
-            fputs("null", f);
-        }
-        fputs("}", f);
-    }
-    fputs("\n]\n}\n", f);
 }

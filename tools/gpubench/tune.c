@@ -39,28 +39,6 @@ static const char tune_usage[] =
     "Exit status: 0 when every search stored a verified winner, 1 when one\n"
     "failed or found none, 2 on usage errors.\n";
 
-void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
-                    size_t size) {
-    xgpu_tune_choice c;
-    if (!r || xgpu_tune_lookup(env->ctx, kernel, dtype, size, &c) != XGPU_SUCCESS) {
-        return;
-    }
-    const char *open = strchr(c.source, '(');
-    char what[96];
-    if (c.stale) {
-        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
-    } else if (!strncmp(c.source, "tuned", 5) && open) {
-        /* "tuned (this device, user database)" -> "tuned params (this device)" */
-        const char *comma = strchr(open, ',');
-        size_t len = comma ? (size_t)(comma - open) : strlen(open);
-        snprintf(what, sizeof what, "tuned params %.*s%s", (int)len, open, comma ? ")" : "");
-    } else {
-        snprintf(what, sizeof what, "built-in params");
-    }
-    size_t used = strlen(r->note);
-    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", what);
-}
-
 static const char *const all_kernels[] = {"gemm", "sum", "minmax", "argmax", "stream"};
 
 typedef struct tune_cli {
@@ -70,22 +48,6 @@ typedef struct tune_cli {
     size_t max_bytes;
     bool tty;
 } tune_cli;
-
-static bool in_list(const char *list, const char *item) {
-    if (!list) {
-        return true;
-    }
-    size_t n = strlen(item);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, item, n)) {
-            return true;
-        }
-        p += len + (comma != NULL);
-    }
-    return false;
-}
 
 /* Every item of `list` is one of `known`; else the unknown one in `bad`. */
 static bool list_known(const char *list, const char *const *known, size_t count, char *bad,
@@ -183,8 +145,8 @@ static int parse(int argc, char **argv, tune_cli *cli) {
     bool some = false;
     for (size_t k = 0; k < 5 && !some; k++) {
         for (size_t d = 0; d < 4 && !some; d++) {
-            some =
-                in_list(cli->kernels, all_kernels[k]) && wanted(cli, all_kernels[k], dts[d], &any);
+            some = gb_selected(cli->kernels, all_kernels[k]) &&
+                   wanted(cli, all_kernels[k], dts[d], &any);
         }
     }
     if (!some) {
@@ -207,7 +169,7 @@ static bool wanted(const tune_cli *cli, const char *kernel, xgpu_dtype dt,
         return false;
     }
     if (cli->dtypes) {
-        return in_list(cli->dtypes, xgpu_dtype_name(dt));
+        return gb_selected(cli->dtypes, xgpu_dtype_name(dt));
     }
     return dt == XGPU_F32 || (dt == XGPU_F64 && !strcmp(kernel, "gemm"));
 }
@@ -227,7 +189,7 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
     static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
     int rc = 0, tuned = 0;
     for (size_t k = 0; k < 5; k++) {
-        if (!in_list(cli->kernels, all_kernels[k])) {
+        if (!gb_selected(cli->kernels, all_kernels[k])) {
             continue;
         }
         for (size_t d = 0; d < 4; d++) {

@@ -4,6 +4,7 @@
  * with what to do about it. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "device_id.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -57,11 +58,13 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-#define SMOKE_STEP(call)                                                                           \
+/* One step of the smoke test: on failure xgpu's message goes to
+ * result->detail and control to `label`. */
+#define SMOKE_STEP_OR_GOTO(result, call, label)                                                    \
     do {                                                                                           \
         if ((call) != XGPU_SUCCESS) {                                                              \
-            snprintf(r->detail, sizeof r->detail, "%s", xgpu_last_error()->message);               \
-            goto done;                                                                             \
+            snprintf((result)->detail, sizeof(result)->detail, "%s", xgpu_last_error()->message);  \
+            goto label;                                                                            \
         }                                                                                          \
     } while (0)
 
@@ -74,31 +77,31 @@ static void smoke(xgpu_device *dev, const xgpu_device_info *info, smoke_result *
     xgpu_kernel *k = NULL;
     xgpu_event *start = NULL, *end = NULL;
     static float x[N], y[N];
-    gi_path(info, r->path, sizeof r->path);
+    devid_path(info, r->path, sizeof r->path);
     snprintf(r->name, sizeof r->name, "%s", info->name);
     r->pass = 0;
     for (int i = 0; i < N; i++) {
         x[i] = (float)(i % 97) * 0.25f - 3.0f;
         y[i] = NAN;
     }
-    SMOKE_STEP(xgpu_context_create(dev, &ctx));
+    SMOKE_STEP_OR_GOTO(r, xgpu_context_create(dev, &ctx), done);
     tuning_of(ctx, r);
-    SMOKE_STEP(xgpu_queue_create(ctx, &q));
-    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof x, &bx));
-    SMOKE_STEP(xgpu_buffer_create(ctx, sizeof y, &by));
+    SMOKE_STEP_OR_GOTO(r, xgpu_queue_create(ctx, &q), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_create(ctx, sizeof x, &bx), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_create(ctx, sizeof y, &by), done);
     double t0 = now_ms();
-    SMOKE_STEP(xgpu_program_build(ctx, smoke_source, NULL, &prog));
+    SMOKE_STEP_OR_GOTO(r, xgpu_program_build(ctx, smoke_source, NULL, &prog), done);
     double build_ms = now_ms() - t0;
-    SMOKE_STEP(xgpu_kernel_create(prog, "smoke", &k));
-    SMOKE_STEP(xgpu_buffer_write(q, bx, 0, x, sizeof x, true, NULL));
-    SMOKE_STEP(xgpu_buffer_write(q, by, 0, y, sizeof y, true, NULL));
+    SMOKE_STEP_OR_GOTO(r, xgpu_kernel_create(prog, "smoke", &k), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_write(q, bx, 0, x, sizeof x, true, NULL), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_write(q, by, 0, y, sizeof y, true, NULL), done);
     xgpu_range range = xgpu_range_1d((N + 63) / 64, 64);
     xgpu_arg args[] = {xgpu_arg_buffer(bx), xgpu_arg_buffer(by), xgpu_arg_u32(N)};
-    SMOKE_STEP(xgpu_queue_record_event(q, &start));
-    SMOKE_STEP(xgpu_launch(q, k, &range, 3, args, &end));
-    SMOKE_STEP(xgpu_buffer_read(q, by, 0, y, sizeof y, true, NULL));
+    SMOKE_STEP_OR_GOTO(r, xgpu_queue_record_event(q, &start), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_launch(q, k, &range, 3, args, &end), done);
+    SMOKE_STEP_OR_GOTO(r, xgpu_buffer_read(q, by, 0, y, sizeof y, true, NULL), done);
     double run_ms = 0;
-    SMOKE_STEP(xgpu_event_elapsed_ms(start, end, &run_ms));
+    SMOKE_STEP_OR_GOTO(r, xgpu_event_elapsed_ms(start, end, &run_ms), done);
     int bad = 0;
     for (int i = 0; i < N; i++) {
         bad += y[i] != 2.0f * x[i] + 1.0f; /* exact: small multiples of 1/4 */
@@ -254,34 +257,9 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
     }
 }
 
-uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
-    /* Smoke tests first: they load libraries lazily (NVRTC), which the
-     * layer walk then shows. */
-    uint32_t paths = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        paths += devs[i].path_count;
-    }
-    smoke_result *results = calloc(paths ? paths : 1, sizeof *results);
-    if (!results) {
-        return 0;
-    }
-    uint32_t r = 0, passed = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        for (uint32_t p = 0; p < devs[i].path_count; p++, r++) {
-            smoke(devs[i].devices[p], &devs[i].infos[p], &results[r]);
-        }
-    }
-    fprintf(out, "xgpu %s doctor\n\n", xgpu_version_string());
-    uint32_t nb = 0;
-    xgpu_backend_count(&nb);
-    for (uint32_t b = 0; b < nb; b++) {
-        xgpu_backend_info bi;
-        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS) {
-            check_backend(out, b, &bi);
-        }
-    }
-    /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
-     * CONDA_PREFIX lead the CUDA backend to NVRTC. */
+/* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
+ * CONDA_PREFIX lead the CUDA backend to NVRTC. */
+static void check_environment(FILE *out) {
     static const char *const vars[] = {"XGPU_BACKENDS",
                                        "XGPU_PLUGIN_PATH",
                                        "CUDA_VISIBLE_DEVICES",
@@ -307,6 +285,9 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
             line(out, "-", "%s not set", vars[v]);
         }
     }
+}
+
+static void check_cache(FILE *out) {
     xgpu_cache_info cache;
     fprintf(out, "kernel cache\n");
     if (xgpu_cache_get_info(&cache) == XGPU_SUCCESS && cache.enabled) {
@@ -316,6 +297,11 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
     } else {
         line(out, "info", "off: %s (programs are compiled every run)", cache.reason);
     }
+}
+
+/* The database, and where each device path's kernels take their
+ * parameters from (found by the smoke tests). */
+static void check_tuning(FILE *out, const smoke_result *results, uint32_t n) {
     fprintf(out, "tuning database\n");
     char tune_path[4096];
     struct stat ts;
@@ -328,22 +314,60 @@ uint32_t gi_doctor(FILE *out, const gi_device *devs, uint32_t n) {
     } else {
         line(out, "info", "%s does not exist yet: run gpubench tune", tune_path);
     }
-    for (uint32_t i = 0; i < r; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3 && results[i].tuning[k][0]; k++) {
             line(out, strstr(results[i].tuning[k], "tuned") ? "ok" : "-", "%-10s %s",
                  results[i].path, results[i].tuning[k]);
         }
     }
+}
+
+/* The smoke tests' lines; returns how many passed. */
+static uint32_t print_smoke(FILE *out, const smoke_result *results, uint32_t n) {
+    uint32_t passed = 0;
     fprintf(out, "smoke test: build and run a kernel on every device path\n");
-    for (uint32_t i = 0; i < r; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         line(out, results[i].pass ? "PASS" : "FAIL", "%-10s %s: %s", results[i].path,
              results[i].name, results[i].detail);
         passed += results[i].pass != 0;
     }
-    if (r == 0) {
+    if (n == 0) {
         line(out, "FAIL", "no device to test: see the backends above for why");
     }
-    fprintf(out, "\n%u of %u device path(s) passed\n", passed, r);
+    fprintf(out, "\n%u of %u device path(s) passed\n", passed, n);
+    return passed;
+}
+
+uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
+    /* Smoke tests first: they load libraries lazily (NVRTC), which the
+     * layer walk then shows. */
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        paths += devs[i].path_count;
+    }
+    smoke_result *results = calloc(paths ? paths : 1, sizeof *results);
+    if (!results) {
+        return 0;
+    }
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t p = 0; p < devs[i].path_count; p++, r++) {
+            smoke(devs[i].devices[p], &devs[i].infos[p], &results[r]);
+        }
+    }
+    fprintf(out, "xgpu %s doctor\n\n", xgpu_version_string());
+    uint32_t nb = 0;
+    xgpu_backend_count(&nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        xgpu_backend_info bi;
+        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS) {
+            check_backend(out, b, &bi);
+        }
+    }
+    check_environment(out);
+    check_cache(out);
+    check_tuning(out, results, r);
+    uint32_t passed = print_smoke(out, results, r);
     free(results);
     return passed;
 }

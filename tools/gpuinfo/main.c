@@ -2,6 +2,7 @@
  * device, and why a backend is missing. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "fields.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,59 +52,29 @@ static const char usage[] =
     "least one passed the smoke test), 1 when none, 2 on a usage or internal\n"
     "error.\n";
 
-/* The device paths -d selects, in *chosen (malloc'ed). Returns 0; 1 when
- * a term matches nothing (said on stderr, *count 0); 2 on a selector that
- * does not parse or no memory. */
-static int match_paths(const char *selector, xgpu_device ***chosen, uint32_t *count) {
-    *chosen = NULL;
-    *count = 0;
-    uint32_t n = 0;
-    xgpu_status st = xgpu_device_match(selector, NULL, 0, &n); /* how many */
-    if (st == XGPU_SUCCESS) {
-        *chosen = malloc(n * sizeof **chosen);
-        if (!*chosen) {
-            fprintf(stderr, "gpuinfo: out of memory\n");
-            return 2;
-        }
-        st = xgpu_device_match(selector, *chosen, n, count);
-    }
-    if (st != XGPU_SUCCESS) {
-        fprintf(stderr, "gpuinfo: -d %s: %s\n", selector, xgpu_last_error()->message);
-        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
-    }
-    return 0;
-}
-
 enum mode { MODE_SHORT, MODE_VERBOSE, MODE_JSON, MODE_DOCTOR };
 
-int main(int argc, char **argv) {
-    enum mode mode = MODE_SHORT;
-    const char *selector = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            break;
-        }
-        if (!strcmp(argv[i], "--watch")) {
-            return gi_watch(argc, argv);
-        }
-    }
+/* The command line (--watch is taken before) into *mode and *selector.
+ * Returns -1 to go on, else the exit status: 0 after --help, 2 on a usage
+ * error (said on stderr). */
+static int parse_args(int argc, char **argv, enum mode *mode, const char **selector) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            mode = MODE_VERBOSE;
+            *mode = MODE_VERBOSE;
         } else if (!strcmp(a, "--json")) {
-            mode = MODE_JSON;
+            *mode = MODE_JSON;
         } else if (!strcmp(a, "--doctor")) {
-            mode = MODE_DOCTOR;
+            *mode = MODE_DOCTOR;
         } else if (!strcmp(a, "-d") || !strcmp(a, "--device")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "gpuinfo: %s needs a selector\n\n%s", a, usage);
                 return 2;
             }
-            selector = argv[++i];
+            *selector = argv[++i];
         } else if (!strcmp(a, "-i") || !strcmp(a, "--count") || !strcmp(a, "--csv") ||
                    !strcmp(a, "--jsonl")) {
             fprintf(stderr, "gpuinfo: %s is an option of --watch (gpuinfo --watch %s ...)\n", a, a);
@@ -113,6 +84,44 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    return -1;
+}
+
+/* The devices in the mode's form on stdout; returns how many count for
+ * the exit status (with --doctor: those that passed the smoke test). */
+static uint32_t print_mode(enum mode mode, const pd_device *devs, uint32_t n) {
+    switch (mode) {
+    case MODE_SHORT:
+        gi_print_short(stdout, devs, n, 1);
+        break;
+    case MODE_VERBOSE:
+        gi_print_verbose(stdout, devs, n);
+        gi_print_backends(stdout);
+        break;
+    case MODE_JSON:
+        df_print_json(stdout, devs, n);
+        break;
+    case MODE_DOCTOR:
+        return gi_doctor(stdout, devs, n);
+    }
+    return n;
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            break;
+        }
+        if (!strcmp(argv[i], "--watch")) {
+            return gi_watch(argc, argv);
+        }
+    }
+    enum mode mode = MODE_SHORT;
+    const char *selector = NULL;
+    int usage_rc = parse_args(argc, argv, &mode, &selector);
+    if (usage_rc >= 0) {
+        return usage_rc;
+    }
     if (mode == MODE_DOCTOR) {
         /* The doctor reports the CUDA driver's and the HIP runtime's
          * versions even where they cannot see a GPU, so the backends must
@@ -120,39 +129,13 @@ int main(int argc, char **argv) {
         setenv("XGPU_CUDA_PROBE", "always", 0);
         setenv("XGPU_HIP_PROBE", "always", 0);
     }
-    gi_device *all = NULL;
+    pd_device *all = NULL;
     uint32_t n = 0;
-    if (gi_collect(&all, &n) != 0) {
-        fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
+    if (gi_devices(selector, &all, &n) == 2) {
+        free(all);
         return 2;
     }
-    uint32_t kept = n;
-    if (selector) {
-        xgpu_device **chosen = NULL;
-        uint32_t nchosen = 0;
-        if (match_paths(selector, &chosen, &nchosen) == 2) {
-            free(all);
-            return 2;
-        }
-        kept = gi_select(all, n, chosen, nchosen);
-        free(chosen);
-    }
-    uint32_t ok = kept;
-    switch (mode) {
-    case MODE_SHORT:
-        gi_print_short(stdout, all, kept, 1);
-        break;
-    case MODE_VERBOSE:
-        gi_print_verbose(stdout, all, kept);
-        gi_print_backends(stdout);
-        break;
-    case MODE_JSON:
-        gi_print_json(stdout, all, kept);
-        break;
-    case MODE_DOCTOR:
-        ok = gi_doctor(stdout, all, kept);
-        break;
-    }
+    uint32_t ok = print_mode(mode, all, n);
     free(all);
     if (fflush(stdout) != 0) {
         return 2; /* e.g. a closed pipe or a full disk: the output is incomplete */

@@ -1,14 +1,16 @@
 /* Text output: one line per physical device, or every field (-v). */
 #include "gpuinfo.h"
+#include "device_id.h"
+#include "fields.h"
 
 #include <string.h>
 
-static void paths(const gi_device *d, char *out, size_t size) {
+static void paths(const pd_device *d, char *out, size_t size) {
     out[0] = '\0';
     size_t used = 0;
     for (uint32_t p = 0; p < d->path_count && used < size; p++) {
         char path[64];
-        gi_path(&d->infos[p], path, sizeof path);
+        devid_path(&d->infos[p], path, sizeof path);
         int n = snprintf(out + used, size - used, "%s%s", p ? ", " : "", path);
         used += n > 0 ? (size_t)n : 0;
     }
@@ -29,7 +31,7 @@ static void format_bytes(char *out, size_t size, uint64_t b) {
     }
 }
 
-void gi_print_short(FILE *out, const gi_device *devs, uint32_t n, int show_backends) {
+void gi_print_short(FILE *out, const pd_device *devs, uint32_t n, int show_backends) {
     for (uint32_t i = 0; i < n; i++) {
         const xgpu_device_info *info = &devs[i].infos[0];
         char mem[32], where[256];
@@ -59,32 +61,32 @@ void gi_print_short(FILE *out, const gi_device *devs, uint32_t n, int show_backe
     }
 }
 
-static void print_value(FILE *out, const gi_field *f, const gi_value *v) {
+static void print_value(FILE *out, const df_field *f, const df_value *v) {
     char buf[64];
     switch (v->kind) {
-    case GI_NULL:
+    case DF_NULL:
         fprintf(out, "unknown");
         break;
-    case GI_ERROR:
+    case DF_ERROR:
         fprintf(out, "(error: %s)", v->text);
         break;
-    case GI_STRING:
+    case DF_STRING:
         fprintf(out, "%s", v->text);
         break;
-    case GI_BOOL:
+    case DF_BOOL:
         fprintf(out, "%s", v->b ? "yes" : "no");
         break;
-    case GI_UINT:
-        if (f->unit == GI_UNIT_BYTES) {
+    case DF_UINT:
+        if (f->unit == DF_UNIT_BYTES) {
             format_bytes(buf, sizeof buf, v->u);
             fprintf(out, "%s (%llu bytes)", buf, (unsigned long long)v->u);
         } else {
-            fprintf(out, "%llu%s", (unsigned long long)v->u, f->unit == GI_UNIT_MHZ ? " MHz" : "");
+            fprintf(out, "%llu%s", (unsigned long long)v->u, f->unit == DF_UNIT_MHZ ? " MHz" : "");
         }
         break;
-    case GI_FLOAT:
+    case DF_FLOAT:
         fprintf(out, "%.1f %s", v->f,
-                f->unit == GI_UNIT_GFLOPS ? "GFLOP/s" : (f->unit == GI_UNIT_GBS ? "GB/s" : ""));
+                f->unit == DF_UNIT_GFLOPS ? "GFLOP/s" : (f->unit == DF_UNIT_GBS ? "GB/s" : ""));
         break;
     }
     if (v->provenance[0]) {
@@ -93,19 +95,19 @@ static void print_value(FILE *out, const gi_field *f, const gi_value *v) {
     fputc('\n', out);
 }
 
-void gi_print_verbose(FILE *out, const gi_device *devs, uint32_t n) {
+void gi_print_verbose(FILE *out, const pd_device *devs, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
         char where[256];
         paths(&devs[i], where, sizeof where);
         fprintf(out, "Device %u: %s (%s)\n", devs[i].index, devs[i].infos[0].name, where);
         const char *group = "";
-        for (size_t k = 0; k < gi_field_count; k++) {
-            const gi_field *f = &gi_fields[k];
+        for (size_t k = 0; k < df_field_count; k++) {
+            const df_field *f = &df_fields[k];
             if (strcmp(group, f->group)) {
                 group = f->group;
                 fprintf(out, "  %s\n", group);
             }
-            gi_value v;
+            df_value v;
             memset(&v, 0, sizeof v);
             f->get(&devs[i], &v);
             fprintf(out, "    %-28s ", f->label);

@@ -3,6 +3,8 @@
  * nvidia-smi dmon), CSV and JSON lines, until Ctrl-C or --count. */
 #define _GNU_SOURCE
 #include "gpuinfo.h"
+#include "device_id.h"
+#include "json_write.h"
 #include "telemetry.h"
 
 #include <errno.h>
@@ -138,16 +140,16 @@ static void csv_row(FILE *f, const char *when, const char *path, gt_source src,
     fprintf(f, ",%s\n", reasons);
 }
 
-static void jsonl_row(FILE *f, const char *when, const gi_device *d, const char *path,
+static void jsonl_row(FILE *f, const char *when, const pd_device *d, const char *path,
                       gt_source src, const gt_sample *s) {
     fputs("{\"time\": ", f);
-    gi_json_string(f, when);
+    jw_string(f, when);
     fputs(", \"device\": ", f);
-    gi_json_string(f, path);
+    jw_string(f, path);
     fputs(", \"name\": ", f);
-    gi_json_string(f, d->infos[0].name);
+    jw_string(f, d->infos[0].name);
     fputs(", \"source\": ", f);
-    gi_json_string(f, gt_source_name(src));
+    jw_string(f, gt_source_name(src));
     for (int c = 0; c < NCOL; c++) {
         gt_value v = columns[c].v;
         fprintf(f, ", \"%s\": ", columns[c].key);
@@ -163,7 +165,7 @@ static void jsonl_row(FILE *f, const char *when, const gi_device *d, const char 
         const char *name = (s->reasons & bit) ? gt_reason_name(bit) : NULL;
         if (name) {
             fputs(k++ ? ", " : "", f);
-            gi_json_string(f, name);
+            jw_string(f, name);
         }
     }
     fputs("]}\n", f);
@@ -183,34 +185,111 @@ static void table_row(FILE *f, const char *clock, const char *path, const gt_sam
     fprintf(f, "  %s\n", reasons[0] ? reasons : "-");
 }
 
-/* The physical devices to watch: all, or those the selector matches. */
-static int devices(const char *selector, gi_device **all, uint32_t *n) {
-    if (gi_collect(all, n) != 0) {
-        fprintf(stderr, "gpuinfo: %s\n", xgpu_last_error()->message);
-        return 2;
-    }
-    if (!selector) {
-        return 0;
-    }
-    uint32_t want = 0, got = 0;
-    xgpu_status st = xgpu_device_match(selector, NULL, 0, &want);
-    xgpu_device **chosen = NULL;
-    if (st == XGPU_SUCCESS) {
-        chosen = calloc(want ? want : 1, sizeof *chosen);
-        if (!chosen) {
-            fprintf(stderr, "gpuinfo: out of memory\n");
+/* An open watch: the devices, their telemetry sources and paths, and the
+ * outputs, NULL where not asked (the table is left out when CSV or JSON
+ * lines go to standard output). */
+typedef struct watch_run {
+    pd_device *all;
+    uint32_t n;
+    gt_device **tel;
+    char (*paths)[48];
+    FILE *table, *csv, *jsonl;
+} watch_run;
+
+/* Each device's telemetry source, and why a vendor library serves none;
+ * 0, or 2 when memory runs out. */
+static int open_sources(watch_run *w) {
+    for (uint32_t i = 0; i < w->n; i++) {
+        devid_path(&w->all[i].infos[0], w->paths[i], sizeof w->paths[i]);
+        w->tel[i] = gt_open(&w->all[i].infos[0]);
+        if (!w->tel[i]) {
             return 2;
         }
-        st = xgpu_device_match(selector, chosen, want, &got);
+        if (gt_device_reason(w->tel[i])[0]) {
+            fprintf(stderr, "gpuinfo: %s: no GPU telemetry (%s)%s\n", w->paths[i],
+                    gt_device_reason(w->tel[i]),
+                    gt_device_source(w->tel[i]) == GT_SOURCE_HOST ? "; the host CPU's clock only"
+                                                                  : "");
+        }
     }
-    if (st != XGPU_SUCCESS) {
-        fprintf(stderr, "gpuinfo: -d %s: %s\n", selector, xgpu_last_error()->message);
-        free(chosen);
-        return st == XGPU_ERROR_INVALID_ARGUMENT ? 2 : 1;
-    }
-    *n = gi_select(*all, *n, chosen, got);
-    free(chosen);
     return 0;
+}
+
+static void print_headers(const watch_run *w) {
+    if (w->table) {
+        fprintf(w->table, "%-8s %-10s", "# time", "device");
+        for (int c = 0; c < NCOL; c++) {
+            fprintf(w->table, " %*s", columns[c].width, columns[c].head);
+        }
+        fprintf(w->table, "  reasons\n");
+    }
+    if (w->csv) {
+        fprintf(w->csv, "time,device,source");
+        for (int c = 0; c < NCOL; c++) {
+            fprintf(w->csv, ",%s", columns[c].key);
+        }
+        fprintf(w->csv, ",reasons\n");
+    }
+}
+
+/* One interval: a sample of every device in every output, flushed so that
+ * each interval is seen as it comes. */
+static void sample_all(const watch_run *w) {
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    char when[32], clock[16];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+    for (uint32_t i = 0; i < w->n; i++) {
+        gt_sample s;
+        gt_sample_now(w->tel[i], &s);
+        if (w->table) {
+            table_row(w->table, clock, w->paths[i], &s);
+        }
+        if (w->csv) {
+            csv_row(w->csv, when, w->paths[i], gt_device_source(w->tel[i]), &s);
+        }
+        if (w->jsonl) {
+            jsonl_row(w->jsonl, when, &w->all[i], w->paths[i], gt_device_source(w->tel[i]), &s);
+        }
+    }
+    fflush(stdout);
+    if (w->csv) {
+        fflush(w->csv);
+    }
+    if (w->jsonl) {
+        fflush(w->jsonl);
+    }
+}
+
+/* `next` moved on by `interval` seconds. */
+static void next_interval(struct timespec *next, double interval) {
+    double whole = floor(interval);
+    next->tv_sec += (time_t)whole;
+    next->tv_nsec += (long)((interval - whole) * 1e9);
+    if (next->tv_nsec >= 1000000000L) {
+        next->tv_nsec -= 1000000000L;
+        next->tv_sec++;
+    }
+}
+
+/* Closes the sources and the outputs; rc, or 2 when an output could not
+ * be written. */
+static int close_run(watch_run *w, int rc) {
+    for (uint32_t i = 0; w->tel && i < w->n; i++) {
+        gt_close(w->tel[i]);
+    }
+    int bad = (w->csv && w->csv != stdout && fclose(w->csv) != 0) ||
+              (w->jsonl && w->jsonl != stdout && fclose(w->jsonl) != 0) || fflush(stdout) != 0;
+    if (bad && !rc) {
+        fprintf(stderr, "gpuinfo: --watch: an output could not be written\n");
+        rc = 2;
+    }
+    free(w->tel);
+    free(w->paths);
+    free(w->all);
+    return rc;
 }
 
 int gi_watch(int argc, char **argv) {
@@ -219,36 +298,26 @@ int gi_watch(int argc, char **argv) {
     if (rc >= 0) {
         return rc;
     }
-    gi_device *all = NULL;
-    uint32_t n = 0;
-    rc = devices(o.selector, &all, &n);
+    watch_run w = {NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    rc = gi_devices(o.selector, &w.all, &w.n);
     if (rc) {
-        free(all);
+        free(w.all);
         return rc;
     }
-    if (!n) {
+    if (!w.n) {
         fprintf(stderr, "gpuinfo: no device to watch\n");
         gi_print_backends(stderr); /* why each backend has none */
-        free(all);
+        free(w.all);
         return 1;
     }
-    FILE *csv = open_out(o.csv, "--csv"), *jsonl = open_out(o.jsonl, "--jsonl");
-    gt_device **tel = calloc(n, sizeof *tel);
-    char(*paths)[48] = calloc(n, sizeof *paths);
-    rc = (o.csv && !csv) || (o.jsonl && !jsonl) || !tel || !paths ? 2 : 0;
-    /* With CSV or JSON lines on standard output the table is left out. */
-    FILE *table = (csv == stdout || jsonl == stdout) ? NULL : stdout;
-    for (uint32_t i = 0; !rc && i < n; i++) {
-        gi_path(&all[i].infos[0], paths[i], sizeof paths[i]);
-        tel[i] = gt_open(&all[i].infos[0]);
-        if (!tel[i]) {
-            rc = 2;
-        } else if (gt_device_reason(tel[i])[0]) {
-            fprintf(stderr, "gpuinfo: %s: no GPU telemetry (%s)%s\n", paths[i],
-                    gt_device_reason(tel[i]),
-                    gt_device_source(tel[i]) == GT_SOURCE_HOST ? "; the host CPU's clock only"
-                                                               : "");
-        }
+    w.csv = open_out(o.csv, "--csv");
+    w.jsonl = open_out(o.jsonl, "--jsonl");
+    w.tel = calloc(w.n, sizeof *w.tel);
+    w.paths = calloc(w.n, sizeof *w.paths);
+    rc = (o.csv && !w.csv) || (o.jsonl && !w.jsonl) || !w.tel || !w.paths ? 2 : 0;
+    w.table = (w.csv == stdout || w.jsonl == stdout) ? NULL : stdout;
+    if (!rc) {
+        rc = open_sources(&w);
     }
     sigset_t stops;
     sigemptyset(&stops);
@@ -256,73 +325,17 @@ int gi_watch(int argc, char **argv) {
     sigaddset(&stops, SIGTERM);
     if (!rc) {
         pthread_sigmask(SIG_BLOCK, &stops, NULL);
-        if (table) {
-            fprintf(table, "%-8s %-10s", "# time", "device");
-            for (int c = 0; c < NCOL; c++) {
-                fprintf(table, " %*s", columns[c].width, columns[c].head);
-            }
-            fprintf(table, "  reasons\n");
-        }
-        if (csv) {
-            fprintf(csv, "time,device,source");
-            for (int c = 0; c < NCOL; c++) {
-                fprintf(csv, ",%s", columns[c].key);
-            }
-            fprintf(csv, ",reasons\n");
-        }
+        print_headers(&w);
     }
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     for (long round = 0; !rc && !stop_requested && (!o.count || round < o.count); round++) {
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        char when[32], clock[16];
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        strftime(clock, sizeof clock, "%H:%M:%S", &tm);
-        for (uint32_t i = 0; i < n; i++) {
-            gt_sample s;
-            gt_sample_now(tel[i], &s);
-            if (table) {
-                table_row(table, clock, paths[i], &s);
-            }
-            if (csv) {
-                csv_row(csv, when, paths[i], gt_device_source(tel[i]), &s);
-            }
-            if (jsonl) {
-                jsonl_row(jsonl, when, &all[i], paths[i], gt_device_source(tel[i]), &s);
-            }
-        }
-        fflush(stdout); /* each interval is seen as it comes */
-        if (csv) {
-            fflush(csv);
-        }
-        if (jsonl) {
-            fflush(jsonl);
-        }
+        sample_all(&w);
         if (o.count && round + 1 >= o.count) {
             break;
         }
-        double whole = floor(o.interval);
-        next.tv_sec += (time_t)whole;
-        next.tv_nsec += (long)((o.interval - whole) * 1e9);
-        if (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
+        next_interval(&next, o.interval);
         wait_until(&next, &stops);
     }
-    for (uint32_t i = 0; tel && i < n; i++) {
-        gt_close(tel[i]);
-    }
-    int bad = (csv && csv != stdout && fclose(csv) != 0) ||
-              (jsonl && jsonl != stdout && fclose(jsonl) != 0) || fflush(stdout) != 0;
-    if (bad && !rc) {
-        fprintf(stderr, "gpuinfo: --watch: an output could not be written\n");
-        rc = 2;
-    }
-    free(tel);
-    free(paths);
-    free(all);
-    return rc;
+    return close_run(&w, rc);
 }

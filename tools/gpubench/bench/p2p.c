@@ -3,8 +3,8 @@
  * staged through the host otherwise, each labelled; the diagonal is a copy
  * within one device. Every copy's result is checked once. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
-#include "gpuinfo.h"
+#include "measure.h"
+#include "device_id.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,7 @@ static void release_dev(p2p_dev *d) {
 static int setup_dev(p2p_dev *d, xgpu_device *dev, size_t bytes, const uint32_t *pattern) {
     xgpu_device_get_info(dev, &d->info, sizeof d->info);
     snprintf(d->path, sizeof d->path, "%s:%u", d->info.backend, d->info.backend_index);
-    gi_uuid(&d->info, d->uuid, sizeof d->uuid);
+    devid_uuid(&d->info, d->uuid, sizeof d->uuid);
     if (xgpu_context_create(dev, &d->ctx) || xgpu_queue_create(d->ctx, &d->queue) ||
         xgpu_buffer_create(d->ctx, bytes, &d->big) ||
         xgpu_buffer_create(d->ctx, bytes, &d->big_dst) ||
@@ -112,7 +112,61 @@ static bool size_fits(xgpu_device **devs, uint32_t n, size_t bytes) {
     return true;
 }
 
-void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
+/* What every pair of one matrix shares: the devices, set up or not, the
+ * copies' size, the source pattern and a buffer to read results into. */
+typedef struct p2p_run {
+    xgpu_device **devs;
+    p2p_dev *d;
+    size_t bytes;
+    const uint32_t *pattern;
+    uint32_t *check;
+} p2p_run;
+
+/* One pair, source s to destination t: its labels, then (both devices set
+ * up) one checked copy and the timed bandwidth and latency copies. */
+static void run_pair(gb_env *into, const p2p_run *run, uint32_t s, uint32_t t, gb_p2p_pair *p) {
+    p2p_dev *d = run->d;
+    size_t bytes = run->bytes;
+    snprintf(p->src, sizeof p->src, "%s", d[s].path);
+    snprintf(p->dst, sizeof p->dst, "%s", d[t].path);
+    snprintf(p->src_uuid, sizeof p->src_uuid, "%s", d[s].uuid);
+    snprintf(p->dst_uuid, sizeof p->dst_uuid, "%s", d[t].uuid);
+    p->gbs = p->latency_us = -1;
+    if (into->progress) {
+        fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
+    }
+    if (!d[s].ok || !d[t].ok) {
+        xgpu_peer_path way = XGPU_PEER_STAGED;
+        xgpu_device_peer_path(run->devs[s], run->devs[t], &way);
+        snprintf(p->path, sizeof p->path, "%s",
+                 s == t ? "local" : (way == XGPU_PEER_DIRECT ? "direct" : "staged"));
+        p->verified = false;
+        return;
+    }
+    copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
+    copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
+    char why[512] = "";
+    p->verified = verify_pair(&big, run->pattern, run->check, why, sizeof why);
+    gb_stats bw, lat;
+    double first = 0;
+    if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 && !big.failed) {
+        p->gbs = (double)bytes / bw.median / 1e9;
+    }
+    if (p->verified && gb_time_host(into, copy_once, &small, &lat, &first) == 0 && !small.failed) {
+        p->latency_us = lat.median * 1e6;
+    }
+    if (p->verified && (big.failed || small.failed)) {
+        snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
+        p->verified = false;
+    }
+    snprintf(p->path, sizeof p->path, "%s",
+             s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
+    if (!p->verified) {
+        fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst, why);
+    }
+}
+
+void gb_bench_p2p(const gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     size_t bytes = (o->size ? o->size : (o->full ? 256 : 64)) << 20;
     if (!size_fits(devs, n, bytes)) {
         into->p2p_failed = true;
@@ -139,48 +193,10 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     }
     m->pairs = pairs;
     m->bytes = bytes;
+    const p2p_run run = {devs, d, bytes, pattern, check};
     for (uint32_t s = 0; s < n; s++) {
         for (uint32_t t = 0; t < n; t++) {
-            gb_p2p_pair *p = &pairs[m->count++];
-            snprintf(p->src, sizeof p->src, "%s", d[s].path);
-            snprintf(p->dst, sizeof p->dst, "%s", d[t].path);
-            snprintf(p->src_uuid, sizeof p->src_uuid, "%s", d[s].uuid);
-            snprintf(p->dst_uuid, sizeof p->dst_uuid, "%s", d[t].uuid);
-            p->gbs = p->latency_us = -1;
-            if (into->progress) {
-                fprintf(stderr, "\r\033[Kp2p %s -> %s", p->src, p->dst);
-            }
-            if (!d[s].ok || !d[t].ok) {
-                xgpu_peer_path way = XGPU_PEER_STAGED;
-                xgpu_device_peer_path(devs[s], devs[t], &way);
-                snprintf(p->path, sizeof p->path, "%s",
-                         s == t ? "local" : (way == XGPU_PEER_DIRECT ? "direct" : "staged"));
-                p->verified = false;
-                continue;
-            }
-            copy_arg big = {&d[s], &d[t], true, bytes, XGPU_PEER_STAGED, 0};
-            copy_arg small = {&d[s], &d[t], false, LATENCY_BYTES, XGPU_PEER_STAGED, 0};
-            char why[512] = "";
-            p->verified = verify_pair(&big, pattern, check, why, sizeof why);
-            gb_stats bw, lat;
-            double first = 0;
-            if (p->verified && gb_time_host(into, copy_once, &big, &bw, &first) == 0 &&
-                !big.failed) {
-                p->gbs = (double)bytes / bw.median / 1e9;
-            }
-            if (p->verified && gb_time_host(into, copy_once, &small, &lat, &first) == 0 &&
-                !small.failed) {
-                p->latency_us = lat.median * 1e6;
-            }
-            if (p->verified && (big.failed || small.failed)) {
-                snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
-                p->verified = false;
-            }
-            snprintf(p->path, sizeof p->path, "%s",
-                     s == t ? "local" : (big.path == XGPU_PEER_DIRECT ? "direct" : "staged"));
-            if (!p->verified) {
-                fprintf(stderr, "gpubench: p2p %s -> %s: %s\n", p->src, p->dst, why);
-            }
+            run_pair(into, &run, s, t, &pairs[m->count++]);
         }
     }
     if (into->progress) {
@@ -194,53 +210,4 @@ void gb_bench_p2p(gb_options *o, xgpu_device **devs, uint32_t n, gb_env *into) {
     free(check);
     free(into->p2p);
     into->p2p = m;
-}
-
-/* One matrix, sources down, destinations across. */
-static void print_matrix(FILE *f, const gb_p2p *m, bool latency) {
-    uint32_t n = 0;
-    while (n * n < m->count) {
-        n++;
-    }
-    char what[32];
-    snprintf(what, sizeof what, "%zu MiB copies", m->bytes >> 20);
-    fprintf(f, "\n%s (%s, %s)\n%-12s", latency ? "p2p latency, us" : "p2p bandwidth, GB/s",
-            latency ? "8-byte copies" : what, "rows: from, columns: to", "");
-    for (uint32_t t = 0; t < n; t++) {
-        fprintf(f, " %14s", m->pairs[t].dst);
-    }
-    fputc('\n', f);
-    for (uint32_t s = 0; s < n; s++) {
-        fprintf(f, "%-12s", m->pairs[s * n].src);
-        for (uint32_t t = 0; t < n; t++) {
-            const gb_p2p_pair *p = &m->pairs[s * n + t];
-            double v = latency ? p->latency_us : p->gbs;
-            char cell[32];
-            if (!p->verified || v < 0) {
-                snprintf(cell, sizeof cell, "FAILED");
-            } else {
-                snprintf(cell, sizeof cell, "%.*f%s", latency ? 1 : 2, v,
-                         !strcmp(p->path, "staged") ? " (staged)" : "");
-            }
-            fprintf(f, " %14s", cell);
-        }
-        fputc('\n', f);
-    }
-}
-
-int gb_print_p2p(FILE *f, const gb_p2p *m) {
-    if (!m || !m->count) {
-        return 0;
-    }
-    print_matrix(f, m, false);
-    print_matrix(f, m, true);
-    int failed = 0;
-    for (size_t i = 0; i < m->count; i++) {
-        failed += !m->pairs[i].verified;
-    }
-    fprintf(f,
-            "(%zu MiB copies; \"staged\": through host memory, no direct path; the diagonal "
-            "is a copy within the device)\n",
-            m->bytes >> 20);
-    return failed;
 }

@@ -1,6 +1,6 @@
 /* Theoretical peaks, derived only where the inputs are known, each with
  * its provenance. Unknown is null, never a guessed default. */
-#include "gpuinfo.h"
+#include "peaks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,11 +23,12 @@ static int sm_number(const char *arch) {
     return sscanf(arch, "sm_%d", &sm) == 1 ? sm : 0;
 }
 
-void gi_peak_fp32(const xgpu_device_info *info, gi_value *v) {
-    v->kind = GI_NULL;
+void peak_fp32(const xgpu_device_info *info, peak_figure *p) {
+    p->known = false;
+    p->value = 0;
     int sm = sm_number(info->arch);
     if (!sm) {
-        snprintf(v->provenance, sizeof v->provenance,
+        snprintf(p->provenance, sizeof p->provenance,
                  "unknown: no FP32 lanes-per-unit figure for %s",
                  info->arch[0] ? info->arch : "this device");
         return;
@@ -39,28 +40,29 @@ void gi_peak_fp32(const xgpu_device_info *info, gi_value *v) {
         }
     }
     if (!lanes || !info->compute_units || !info->max_clock_mhz) {
-        snprintf(v->provenance, sizeof v->provenance, "unknown: %s",
+        snprintf(p->provenance, sizeof p->provenance, "unknown: %s",
                  !lanes ? "sm not in the FP32 throughput table"
                         : "the driver reports no SM count or clock");
         return;
     }
-    v->kind = GI_FLOAT;
-    v->f = (double)info->compute_units * lanes * 2.0 * info->max_clock_mhz / 1000.0;
-    snprintf(v->provenance, sizeof v->provenance,
+    p->known = true;
+    p->value = (double)info->compute_units * lanes * 2.0 * info->max_clock_mhz / 1000.0;
+    snprintf(p->provenance, sizeof p->provenance,
              "%u SMs x %d FP32 lanes (sm_%d) x 2 flops per FMA x %u MHz", info->compute_units,
              lanes, sm, info->max_clock_mhz);
 }
 
-void gi_peak_bandwidth(const xgpu_device_info *info, gi_value *v) {
-    v->kind = GI_NULL;
+void peak_bandwidth(const xgpu_device_info *info, peak_figure *p) {
+    p->known = false;
+    p->value = 0;
     if (!info->memory_clock_mhz || !info->memory_bus_width_bits) {
-        snprintf(v->provenance, sizeof v->provenance,
+        snprintf(p->provenance, sizeof p->provenance,
                  "unknown: the backend reports no memory clock and bus width");
         return;
     }
-    v->kind = GI_FLOAT;
-    v->f = info->memory_clock_mhz * 1e6 * 2.0 * info->memory_bus_width_bits / 8.0 / 1e9;
-    snprintf(v->provenance, sizeof v->provenance,
+    p->known = true;
+    p->value = info->memory_clock_mhz * 1e6 * 2.0 * info->memory_bus_width_bits / 8.0 / 1e9;
+    snprintf(p->provenance, sizeof p->provenance,
              "%u MHz x 2 transfers per clock x %u-bit bus, as the driver reports them",
              info->memory_clock_mhz, info->memory_bus_width_bits);
 }

@@ -2,8 +2,8 @@
  * case, their spread, the stragglers among them and the throttled rows.
  * Everything comes from two sorts of row pointers and linear scans, so
  * hundreds of files with tens of thousands of rows take milliseconds. See
- * report_fleet.h. */
-#include "report_fleet.h"
+ * report.h. */
+#include "report.h"
 
 #include <ctype.h>
 #include <math.h>

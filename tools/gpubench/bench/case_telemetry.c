@@ -2,7 +2,7 @@
  * sampler around each case's timed repetitions, the summary on the
  * case's result. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "measure.h"
 
 #include <string.h>
 
@@ -30,8 +30,8 @@ void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st) {
     }
     gt_summary s;
     gt_stop(d, &s);
-    for (size_t i = env->count; i-- > 0;) {
-        gb_result *r = &env->results[i];
+    for (size_t i = env->results.count; i-- > 0;) {
+        gb_result *r = env->results.rows[i];
         if (&r->t == st) {
             r->has_telemetry = true;
             r->telemetry = s;

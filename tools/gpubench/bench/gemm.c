@@ -2,7 +2,7 @@
  * same buffers (SGEMM), and OpenBLAS on the host as the CPU baseline. Every
  * result is checked against a double-precision reference at sampled
  * elements, the last row and the last column. */
-#include "gpubench.h"
+#include "measure.h"
 #include "vendor_blas.h"
 
 #include <math.h>
@@ -160,11 +160,9 @@ static void one_case(gb_env *env, size_t m, size_t n, size_t k, xgpu_dtype dt, b
         uint32_t poison = 0xffffffffu;
         xgpu_buffer_fill(env->queue, v.c, 0, m * n * elem, &poison, 4, NULL);
         if (run_vendor(env, &v) == 0) {
-            size_t at = r ? (size_t)(r - env->results) : 0;
             gb_result *vr = gb_add(env, "gemm", v.impl, dts, shape, (double)n);
             if (vr && gb_time_device(env, run_vendor, &v, &vr->t, &vr->first_s) == 0) {
                 finish_row(env, vr, &v, ha, hb, hc, elem);
-                r = r ? &env->results[at] : NULL; /* adding vr may have moved the rows */
                 if (r && r->verified && vr->verified && vr->rate > 0) {
                     size_t used = strlen(r->note);
                     snprintf(r->note + used, sizeof r->note - used, "%s%.2fx %s", used ? "; " : "",
@@ -208,11 +206,12 @@ void gb_bench_gemm(gb_env *env) {
         if ((o->full && slowest * 8 > 10.0) || !gb_selected(o->dtypes, "f32")) {
             break;
         }
-        size_t before = env->count;
+        size_t before = env->results.count;
         one_case(env, sizes[i], sizes[i], sizes[i], XGPU_F32, true);
         slowest = 0;
-        for (size_t r = before; r < env->count; r++) {
-            slowest = env->results[r].t.median > slowest ? env->results[r].t.median : slowest;
+        for (size_t r = before; r < env->results.count; r++) {
+            double median = env->results.rows[r]->t.median;
+            slowest = median > slowest ? median : slowest;
         }
     }
     if (env->info.fp64 && gb_selected(o->dtypes, "f64")) {

@@ -1,29 +1,9 @@
 /* The report as one self-contained HTML page: the same sections as the
  * Markdown, in the same order, with SVG charts and heat maps. */
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <string.h>
-
-void gb_xml_text(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            fputc(*s, f);
-        }
-    }
-}
 
 /* A row of cells, each escaped; NULL ends the list. */
 static void tr(FILE *f, const char *const *cells) {

@@ -3,8 +3,9 @@
  * pairs like it: the same path kind between the same two models) and ranks
  * missing from a launcher's job (a file's rank object gives the job's
  * size). Found here, and written as Markdown, HTML and JSON sections. */
-#include "gpuinfo.h"
-#include "report_fleet.h"
+#include "json_write.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -260,22 +261,22 @@ void gb_links_json(FILE *f, const gb_summary *s) {
         const gb_slow_link *l = &s->slow_links[i];
         const gb_file *fi = &s->t->files[l->pair->file];
         fputs(i ? ",\n  {\"host\": " : "\n  {\"host\": ", f);
-        gi_json_string(f, fi->host);
+        jw_string(f, fi->host);
         fputs(", \"rank\": ", f);
         fi->rank >= 0 ? fprintf(f, "%ld", fi->rank) : fputs("null", f);
         fputs(", \"file\": ", f);
-        gi_json_string(f, fi->name ? fi->name : "");
+        jw_string(f, fi->name ? fi->name : "");
         fputs(", \"src\": ", f);
-        gi_json_string(f, l->pair->src);
+        jw_string(f, l->pair->src);
         fputs(", \"dst\": ", f);
-        gi_json_string(f, l->pair->dst);
+        jw_string(f, l->pair->dst);
         fputs(", \"path\": ", f);
-        gi_json_string(f, l->pair->path);
+        jw_string(f, l->pair->path);
         fprintf(f, ", \"gbs\": %.9g, \"median_gbs\": %.9g, \"like_pairs\": %zu, \"gap_pct\": %.9g}",
                 l->pair->gbs, l->median, l->like, l->gap_pct);
     }
     fprintf(f, "%s],\n\"missing_ranks\": {\"count\": %zu, \"text\": ", s->nslow_links ? "\n" : "",
             s->nmissing_ranks);
-    gi_json_string(f, s->missing_ranks);
+    jw_string(f, s->missing_ranks);
     fputs("}", f);
 }

@@ -3,8 +3,8 @@
  * straggler (and, per straggling device, its worst case with the number of
  * cases) and throttled row (not cut at GB_REPORT_LIST_MAX), and the
  * peer-to-peer pairs. */
-#include "gpuinfo.h"
-#include "report_fleet.h"
+#include "json_write.h"
+#include "report.h"
 
 #include <math.h>
 #include <xgpu.h>
@@ -22,7 +22,7 @@ static void num(FILE *f, const char *key, double v) {
 static void str(FILE *f, const char *key, const char *v, bool first) {
     fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
     if (v) {
-        gi_json_string(f, v);
+        jw_string(f, v);
     } else {
         fputs("null", f);
     }
@@ -176,7 +176,7 @@ static void p2p(FILE *f, const gb_summary *s) {
 
 void gb_write_report_json(FILE *f, const gb_summary *s) {
     fputs("{\n\"schema\": \"xgpu.gpubench-report/1\",\n\"xgpu_version\": ", f);
-    gi_json_string(f, xgpu_version_string());
+    jw_string(f, xgpu_version_string());
     fprintf(f, ",\n\"straggler_pct\": %g,\n\"devices\": %zu", GB_STRAGGLER_PCT, s->devices);
     files(f, s);
     groups(f, s);

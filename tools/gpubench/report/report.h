@@ -1,9 +1,9 @@
 /* gpubench report across a fleet: the merged rows grouped by device model
  * (device_name + device_arch) and benchmark case, the spread of each group,
- * the stragglers and the throttled rows (report_fleet.c), and the writers
+ * the stragglers and the throttled rows (summary.c), and the writers
  * that show them as Markdown, HTML with SVG charts, and JSON. */
-#ifndef XGPU_GPUBENCH_REPORT_FLEET_H
-#define XGPU_GPUBENCH_REPORT_FLEET_H
+#ifndef XGPU_GPUBENCH_REPORT_H
+#define XGPU_GPUBENCH_REPORT_H
 
 #include "report_read.h"
 
@@ -92,7 +92,7 @@ typedef struct gb_summary {
 int gb_summarize(const gb_table *t, gb_summary *s);
 void gb_summary_free(gb_summary *s);
 
-/* Slow links and missing ranks into `s` (report_links.c); 0, or -1 when
+/* Slow links and missing ranks into `s` (links.c); 0, or -1 when
  * memory ran out. And their sections, written by each writer. */
 int gb_find_links(gb_summary *s);
 void gb_links_md(FILE *f, const gb_summary *s);
@@ -108,22 +108,18 @@ const char *gb_uuid_text(const gb_row *r);
 /* Natural order of device paths: "cuda:2" before "cuda:10". */
 int gb_device_cmp(const char *a, const char *b);
 
-/* The writers (report_md.c, report_html.c, report_json.c). Errors show in
+/* The writers (md.c, html.c, json.c). Errors show in
  * ferror(f). */
 void gb_write_report_md(FILE *f, const gb_summary *s);
 void gb_write_report_html(FILE *f, const gb_summary *s);
 void gb_write_report_json(FILE *f, const gb_summary *s);
 
-/* Text escaped for HTML and SVG (report_html.c). */
-void gb_xml_text(FILE *f, const char *s);
-/* The charts (report_svg.c): per model medians with their min-max range. */
+/* The charts (svg.c): per model medians with their min-max range. */
 void gb_svg_gemm(FILE *f, const gb_summary *s);
 void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *title);
-/* Peer-to-peer heat maps, one per file that has pairs (report_p2p.c), and
+/* Peer-to-peer heat maps, one per file that has pairs (p2p.c), and
  * the same as Markdown tables. */
 void gb_p2p_html(FILE *f, const gb_summary *s);
 void gb_p2p_md(FILE *f, const gb_summary *s);
-/* Markdown cell text (report_md.c). */
-void gb_md_text(FILE *f, const char *s);
 
 #endif

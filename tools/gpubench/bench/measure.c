@@ -1,9 +1,9 @@
 /* Methodology: warm-up first (program builds and first-launch costs kept
  * out and reported separately), repetitions calibrated to a time budget,
- * device events for timing, median/min/max/stddev. */
+ * device events for timing, median/min/max/stddev; and the helpers the
+ * memory-bound benchmarks share. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
-#include "gpuinfo.h"
+#include "measure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -131,41 +131,29 @@ int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, doub
     return 0;
 }
 
-gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
-                  const char *shape, double size) {
-    if (env->count == env->cap) {
-        size_t cap = env->cap ? env->cap * 2 : 32;
-        gb_result *grown = realloc(env->results, cap * sizeof *grown);
-        if (!grown) {
-            return NULL;
-        }
-        env->results = grown;
-        env->cap = cap;
-    }
-    gb_result *r = &env->results[env->count++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->bench, sizeof r->bench, "%s", bench);
-    snprintf(r->impl, sizeof r->impl, "%s", impl);
-    bool host = !strcmp(impl, "openblas");
-    snprintf(r->device, sizeof r->device, "%s", host ? "host" : env->path);
-    snprintf(r->device_name, sizeof r->device_name, "%s", host ? "host CPU" : env->info.name);
-    snprintf(r->backend, sizeof r->backend, "%s", host ? "host" : env->info.backend);
-    if (!host) {
-        gi_uuid(&env->info, r->device_uuid, sizeof r->device_uuid);
-        snprintf(r->device_arch, sizeof r->device_arch, "%s", env->info.arch);
-    }
-    snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
-    snprintf(r->shape, sizeof r->shape, "%s", shape);
-    r->size = size;
-    r->pct_peak = -1;
-    r->rate = -1; /* until a measurement sets it */
-    r->max_rel_err = 0;
-    return r;
-}
-
 void gb_progress(const gb_env *env, const char *what) {
     if (env->progress) {
         fprintf(stderr, "\r\033[K%s %s", env->path, what);
         fflush(stderr);
+    }
+}
+
+bool gb_fits(const gb_env *env, double bytes) {
+    return !env->info.max_alloc_bytes || bytes <= (double)env->info.max_alloc_bytes;
+}
+
+void gb_shape_mib(char *out, size_t size, const char *what, double bytes) {
+    if (bytes >= GB_MIB) {
+        snprintf(out, size, "%s%s%.0f MiB", what, *what ? " " : "", bytes / GB_MIB);
+    } else {
+        snprintf(out, size, "%s%s%.0f KiB", what, *what ? " " : "", bytes / 1024.0);
+    }
+}
+
+void gb_set_bandwidth(const gb_env *env, gb_result *r, double bytes) {
+    r->unit = "GB/s";
+    r->rate = bytes / r->t.median * 1e-9;
+    if (env->peak_gbs > 0) {
+        r->pct_peak = 100.0 * r->rate / env->peak_gbs;
     }
 }

@@ -2,7 +2,8 @@
  * (source) and columns (destination), GB/s in each cell, a copy staged
  * through host memory marked as such. A Markdown table, and an SVG heat map
  * on one colour scale for the whole report. */
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <math.h>
 #include <stdlib.h>

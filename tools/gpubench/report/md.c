@@ -1,32 +1,10 @@
 /* The report as Markdown: stragglers and throttled rows first, then the
  * skipped files, the models, the spread per benchmark case, the peer-to-peer
  * matrices and every result. */
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <string.h>
-
-/* Text in a Markdown table cell: a '|' would end the cell and a newline the
- * row; HTML in Markdown is passed through to the page, so <, > and & become
- * entities; the characters of emphasis, code and links are escaped. */
-void gb_md_text(FILE *f, const char *s) {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f) {
-            fputc(' ', f);
-        } else if (c == '<') {
-            fputs("&lt;", f);
-        } else if (c == '>') {
-            fputs("&gt;", f);
-        } else if (c == '&') {
-            fputs("&amp;", f);
-        } else if (strchr("|\\`*_[]~", c)) {
-            fputc('\\', f);
-            fputc(c, f);
-        } else {
-            fputc(c, f);
-        }
-    }
-}
 
 /* Cells separated by " | ", each escaped; NULL ends the list. */
 static void md_cells(FILE *f, const char *const *cells) {

@@ -1,7 +1,8 @@
 /* The report's SVG charts, readable at any fleet size: one series or bar
  * per device model, at the median over its devices, with the min-max range
  * as error bars. Per-device figures are in the tables. */
-#include "report_fleet.h"
+#include "report.h"
+#include "report_escape.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,31 +35,29 @@ static bool same_series(const gb_group *a, const gb_group *b) {
            !strcmp(a->key->device_arch, b->key->device_arch) && !strcmp(a->key->impl, b->key->impl);
 }
 
-/* One chart: the groups [0, n) of one dtype. */
-static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
-    const int W = 760, H = 360, L = 70, R = 20, T = 20, B = 50;
-    double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
-    for (size_t i = 0; i < n; i++) {
-        xmin = fmin(xmin, log2(gs[i]->key->size));
-        xmax = fmax(xmax, log2(gs[i]->key->size));
-        ymax = fmax(ymax, gs[i]->max);
-    }
-    if (xmax <= xmin) {
-        xmax = xmin + 1;
-    }
-    fputs("<h3>GEMM ", f);
-    gb_xml_text(f, gs[0]->key->dtype);
-    fprintf(f,
-            ": GFLOP/s against size (n x n x n)</h3>\n<p class=\"note\">Median per model; the "
-            "bars span min to max over its devices.</p>\n<svg width=\"%d\" height=\"%d\" "
-            "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" "
-            "font-size=\"12\">\n",
-            W, H + 20 * MAX_SERIES + 20);
+/* A GEMM chart's frame in pixels (width, height, margins) and the data's
+ * ranges: x is log2 of n, y GFLOP/s from 0. */
+typedef struct gemm_chart {
+    int W, H, L, R, T, B;
+    double xmin, xmax, ymax;
+} gemm_chart;
+
+static double chart_x(const gemm_chart *c, double size) {
+    return c->L + (c->W - c->L - c->R) * (log2(size) - c->xmin) / (c->xmax - c->xmin);
+}
+
+static double chart_y(const gemm_chart *c, double v) {
+    return c->H - c->B - (c->H - c->B - c->T) * (v / c->ymax);
+}
+
+/* The axes, the GFLOP/s grid and the ticks of n at powers of two. */
+static void gemm_axes(FILE *f, const gemm_chart *c) {
+    const int W = c->W, H = c->H, L = c->L, R = c->R, T = c->T, B = c->B;
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - R,
             H - B);
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, T, L, H - B);
     for (int g = 0; g <= 4; g++) {
-        double v = ymax / 4 * g; /* ymax * g overflows near DBL_MAX */
+        double v = c->ymax / 4 * g; /* ymax * g overflows near DBL_MAX */
         int y = (int)(H - B - (H - B - T) * g / 4.0);
         /* 50700, not 5.07e+04, where it fits */
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.*g</text>\n", L - 5, y + 4,
@@ -68,10 +67,10 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
     }
     /* Ticks at powers of two, in doubles: log2 of a finite positive double
      * lies in [-1075, 1024], and at most about a dozen labels. */
-    int first = (int)ceil(xmin), last = (int)floor(xmax);
+    int first = (int)ceil(c->xmin), last = (int)floor(c->xmax);
     int step = last - first > 12 ? (last - first + 11) / 12 : 1;
     for (int e = first; e <= last; e += step) {
-        int x = (int)(L + (W - L - R) * (e - xmin) / (xmax - xmin));
+        int x = (int)(L + (W - L - R) * (e - c->xmin) / (c->xmax - c->xmin));
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.6g</text>\n", x, H - B + 16,
                 exp2(e));
     }
@@ -80,6 +79,63 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
             "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
             "text-anchor=\"middle\">GFLOP/s</text>\n",
             (H - B + T) / 2, (H - B + T) / 2);
+}
+
+/* Series number s, the groups [i, j): its line through the medians, the
+ * min-max bars where it has several devices, and its legend entry. */
+static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs, size_t i,
+                        size_t j, int s, size_t devices) {
+    const char *c = colours[s];
+    fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"", c);
+    for (size_t k = i; k < j; k++) {
+        fprintf(f, "%.1f,%.1f ", chart_x(ch, gs[k]->key->size), chart_y(ch, gs[k]->median));
+    }
+    fputs("\"/>\n", f);
+    for (size_t k = i; k < j; k++) {
+        double px = chart_x(ch, gs[k]->key->size);
+        double lo = chart_y(ch, gs[k]->min);
+        double hi = chart_y(ch, gs[k]->max);
+        if (gs[k]->n > 1) {
+            fprintf(f, "<path stroke=\"%s\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh8M%.1f,%.1fh8\"/>\n", c,
+                    px, lo, hi, px - 4, lo, px - 4, hi);
+        }
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", px,
+                chart_y(ch, gs[k]->median), c);
+    }
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", ch->L,
+            ch->H + 20 * s, c);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">", ch->L + 18, ch->H + 20 * s + 11);
+    gb_xml_text(f, gs[i]->key->device_name);
+    if (gs[i]->key->device_arch[0]) {
+        fputs(" (", f);
+        gb_xml_text(f, gs[i]->key->device_arch);
+        fputs(")", f);
+    }
+    fputs(" / ", f);
+    gb_xml_text(f, gs[i]->key->impl);
+    fprintf(f, ", up to %zu device(s)</text>\n", devices);
+}
+
+/* One chart: the groups [0, n) of one dtype. */
+static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
+    gemm_chart ch = {760, 360, 70, 20, 20, 50, INFINITY, -INFINITY, 0};
+    for (size_t i = 0; i < n; i++) {
+        ch.xmin = fmin(ch.xmin, log2(gs[i]->key->size));
+        ch.xmax = fmax(ch.xmax, log2(gs[i]->key->size));
+        ch.ymax = fmax(ch.ymax, gs[i]->max);
+    }
+    if (ch.xmax <= ch.xmin) {
+        ch.xmax = ch.xmin + 1;
+    }
+    fputs("<h3>GEMM ", f);
+    gb_xml_text(f, gs[0]->key->dtype);
+    fprintf(f,
+            ": GFLOP/s against size (n x n x n)</h3>\n<p class=\"note\">Median per model; the "
+            "bars span min to max over its devices.</p>\n<svg width=\"%d\" height=\"%d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" "
+            "font-size=\"12\">\n",
+            ch.W, ch.H + 20 * MAX_SERIES + 20);
+    gemm_axes(f, &ch);
     int s = 0;
     size_t dropped = 0;
     for (size_t i = 0; i < n;) {
@@ -90,41 +146,9 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
         }
         if (s == MAX_SERIES) {
             dropped++;
-            i = j;
-            continue;
+        } else {
+            gemm_series(f, &ch, gs, i, j, s++, devices);
         }
-        const char *c = colours[s];
-        fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"", c);
-        for (size_t k = i; k < j; k++) {
-            fprintf(f, "%.1f,%.1f ",
-                    L + (W - L - R) * (log2(gs[k]->key->size) - xmin) / (xmax - xmin),
-                    H - B - (H - B - T) * (gs[k]->median / ymax));
-        }
-        fputs("\"/>\n", f);
-        for (size_t k = i; k < j; k++) {
-            double px = L + (W - L - R) * (log2(gs[k]->key->size) - xmin) / (xmax - xmin);
-            double lo = H - B - (H - B - T) * (gs[k]->min / ymax);
-            double hi = H - B - (H - B - T) * (gs[k]->max / ymax);
-            if (gs[k]->n > 1) {
-                fprintf(f, "<path stroke=\"%s\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh8M%.1f,%.1fh8\"/>\n",
-                        c, px, lo, hi, px - 4, lo, px - 4, hi);
-            }
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", px,
-                    H - B - (H - B - T) * (gs[k]->median / ymax), c);
-        }
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", L,
-                H + 20 * s, c);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">", L + 18, H + 20 * s + 11);
-        gb_xml_text(f, gs[i]->key->device_name);
-        if (gs[i]->key->device_arch[0]) {
-            fputs(" (", f);
-            gb_xml_text(f, gs[i]->key->device_arch);
-            fputs(")", f);
-        }
-        fputs(" / ", f);
-        gb_xml_text(f, gs[i]->key->impl);
-        fprintf(f, ", up to %zu device(s)</text>\n", devices);
-        s++;
         i = j;
     }
     fputs("</svg>\n", f);

@@ -9,7 +9,7 @@
  * benchmark times the null device (gb_core_series) and whose JSON row the
  * parent reads back. Once per process, whatever the number of devices. */
 #define _POSIX_C_SOURCE 200809L
-#include "gpubench.h"
+#include "measure.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

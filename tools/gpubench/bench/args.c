@@ -1,7 +1,7 @@
 /* Command-line values checked before anything runs: the benchmark list and
  * --size, with overflow-checked arithmetic for the buffers a size asks for.
  * A bad value is a usage error (exit status 2), never a wrapped malloc. */
-#include "gpubench.h"
+#include "bench.h"
 
 #include <errno.h>
 #include <stdint.h>
