@@ -45,6 +45,7 @@ static const char usage[] =
     "  --json FILE   results as JSON (schema xgpu.gpubench/1, with gpuinfo's JSON;\n"
     "                '-' as for --csv). Under a launcher every rank writes FILE:\n"
     "                leave it out to get one file per rank\n"
+    "  -h, --help    this text\n"
     "\n"
     "Methodology: a warm-up run first (its time, builds included, is reported as\n"
     "first_s), then repetitions timed with device events; median, min, max and\n"
@@ -68,7 +69,9 @@ static const char usage[] =
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
     "ran, or -d matched none), 2 on usage errors (a -d that does not parse) before\n"
-    "anything runs. gpubench report --help and gpubench tune --help say theirs.\n";
+    "anything runs, or when a result file could not be written. gpubench report\n"
+    "--help and gpubench tune --help say theirs; the guide is docs/gpubench.md\n"
+    "(man gpubench).\n";
 
 /* The command line into *o. Returns -1 to go on and run, else the exit
  * status: 0 after --help, 2 on a usage error (said on stderr). */

@@ -65,6 +65,10 @@ static const char report_usage[] =
     "A file that cannot be merged (not gpubench's, another major.minor xgpu\n"
     "version, damaged, a duplicate rank) is named on stderr and skipped.\n"
     "\n"
+    "  -o PREFIX     the outputs' names (default gpubench-report)\n"
+    "  --            ends the options (for a file whose name starts with '-')\n"
+    "  -h, --help    this text\n"
+    "\n"
     "Exit status: 0 when the outputs were written from at least one file; 2 on\n"
     "a usage error, when no file could be merged, or when an output could not\n"
     "be written.\n";

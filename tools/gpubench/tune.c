@@ -35,6 +35,7 @@ static const char tune_usage[] =
     "  --db FILE     the database (default: $XGPU_TUNE_DB, else tune.json in\n"
     "                xgpu's cache folder, as gpuinfo --doctor shows)\n"
     "  --max-mib N   at most N MiB per buffer (small devices)\n"
+    "  -h, --help    this text\n"
     "\n"
     "Exit status: 0 when every search stored a verified winner, 1 when one\n"
     "failed or found none, 2 on usage errors.\n";

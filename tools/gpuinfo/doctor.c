@@ -258,7 +258,8 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
 }
 
 /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
- * CONDA_PREFIX lead the CUDA backend to NVRTC. */
+ * CONDA_PREFIX lead the CUDA backend to NVRTC, ROCM_PATH and DTK_PATH the
+ * HIP backend to ROCm's or Hygon DTK's runtime and hiprtc. */
 static void check_environment(FILE *out) {
     static const char *const vars[] = {"XGPU_BACKENDS",
                                        "XGPU_PLUGIN_PATH",
@@ -271,6 +272,10 @@ static void check_environment(FILE *out) {
                                        "CUDA_PATH",
                                        "VIRTUAL_ENV",
                                        "CONDA_PREFIX",
+                                       "XGPU_HIP_RUNTIME",
+                                       "XGPU_HIPRTC",
+                                       "ROCM_PATH",
+                                       "DTK_PATH",
                                        "XGPU_CACHE",
                                        "XGPU_CACHE_DIR",
                                        "XGPU_TUNE",

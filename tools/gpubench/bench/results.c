@@ -71,23 +71,36 @@ void gb_results_free(gb_results *r) {
     r->count = r->cap = 0;
 }
 
+/* How closely the tuning entry fits, in the words of the result's note. */
+static const char *fit_words(int32_t fit) {
+    switch (fit) {
+    case XGPU_TUNE_FIT_DEVICE:
+        return "this device";
+    case XGPU_TUNE_FIT_ARCH:
+        return "same arch";
+    case XGPU_TUNE_FIT_VENDOR:
+        return "same vendor";
+    case XGPU_TUNE_FIT_TYPE:
+        return "same device type";
+    default:
+        return "unknown fit";
+    }
+}
+
 void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                     size_t size) {
     xgpu_tune_choice c;
     if (!r || xgpu_tune_lookup(env->ctx, kernel, dtype, size, &c) != XGPU_SUCCESS) {
         return;
     }
-    const char *open = strchr(c.source, '(');
+    /* The choice's fields, never its text (xgpu_tune_choice.source). */
     char what[96];
-    if (c.stale) {
-        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
-    } else if (!strncmp(c.source, "tuned", 5) && open) {
-        /* "tuned (this device, user database)" -> "tuned params (this device)" */
-        const char *comma = strchr(open, ',');
-        size_t len = comma ? (size_t)(comma - open) : strlen(open);
-        snprintf(what, sizeof what, "tuned params %.*s%s", (int)len, open, comma ? ")" : "");
-    } else {
+    if (c.origin != XGPU_TUNE_ORIGIN_DATABASE) {
         snprintf(what, sizeof what, "built-in params");
+    } else if (c.stale) {
+        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
+    } else {
+        snprintf(what, sizeof what, "tuned params (%s)", fit_words(c.fit));
     }
     size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", what);
