@@ -115,7 +115,7 @@ typedef struct xgpu_backend_arg {
 } xgpu_backend_arg;
 
 /* Optional hooks a plugin leaves NULL are filled with the core's defaults
- * when it is loaded (runtime/src/defaults.c, the one place): the core never
+ * when it is loaded (runtime/src/core/defaults.c, the one place): the core never
  * calls through NULL. A hook may return XGPU_ERROR_UNSUPPORTED without
  * setting an error to hand a case back to the core where its comment says
  * so (buffer_fill, queue_wait_event). */
