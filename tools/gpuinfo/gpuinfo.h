@@ -27,4 +27,7 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n);
 /* watch.c: gpuinfo --watch with its options in argv; the exit status. */
 int gi_watch(int argc, char **argv);
 
+/* fit.c: gpuinfo --fit MODEL with its options in argv; the exit status. */
+int gi_fit(int argc, char **argv);
+
 #endif

@@ -11,6 +11,8 @@ static const char usage[] =
     "usage: gpuinfo [-v | --json | --doctor] [-d SELECTOR] [-h]\n"
     "       gpuinfo --watch [-i SECONDS] [--count N] [--csv FILE] [--jsonl FILE]\n"
     "               [-d SELECTOR]\n"
+    "       gpuinfo --fit MODEL [--dtype DTYPE] [--mode MODE] [--context N]\n"
+    "               [--batch N] [-d SELECTOR] [--json]\n"
     "\n"
     "Lists every compute device xgpu reaches, one line per physical device:\n"
     "  index  vendor  name  arch  compute units  memory  backend paths\n"
@@ -39,6 +41,18 @@ static const char usage[] =
     "    --csv FILE    also as CSV, --jsonl FILE as JSON lines (one object per\n"
     "                  device and interval, unknown values null); '-' is\n"
     "                  standard output, and the table is then left out\n"
+    "  --fit MODEL     whether MODEL fits in each device's memory: the estimate by\n"
+    "                  part (weights, KV cache, activations, gradients, optimizer\n"
+    "                  states, overhead), each device's total and free memory,\n"
+    "                  and the verdict (fits, does not fit, fits on N devices);\n"
+    "                  MODEL is a parameter count (7b, 1.5b, 500m) or a Hugging\n"
+    "                  Face config.json; formulas and sources in docs/fit.md\n"
+    "    --dtype DTYPE fp32, fp16, bf16, int8 or int4 (default fp16; bf16 with\n"
+    "                  qlora, whose base is always 4-bit NF4)\n"
+    "    --mode MODE   infer, train (full, mixed-precision Adam), lora or qlora\n"
+    "                  (rank 16 on q, k, v, o); default infer\n"
+    "    --context N   tokens per sequence (default 4096), --batch N sequences\n"
+    "                  (default 1); with --json, the \"xgpu.gpuinfo.fit/1\" document\n"
     "  -h, --help      this text\n"
     "\n"
     "Environment: XGPU_BACKENDS=cuda,opencl restricts the backends loaded;\n"
@@ -50,7 +64,8 @@ static const char usage[] =
     "\n"
     "Exit status: 0 when at least one device was found (with --doctor: when at\n"
     "least one passed the smoke test), 1 when none, 2 on a usage or internal\n"
-    "error.\n";
+    "error. With --fit: 0 when the model fits (on one device or split over\n"
+    "several), 1 when it does not, 2 on a bad MODEL, option or config.json.\n";
 
 enum mode { MODE_SHORT, MODE_VERBOSE, MODE_JSON, MODE_DOCTOR };
 
@@ -114,6 +129,9 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(argv[i], "--watch")) {
             return gi_watch(argc, argv);
+        }
+        if (!strcmp(argv[i], "--fit")) {
+            return gi_fit(argc, argv);
         }
     }
     enum mode mode = MODE_SHORT;
