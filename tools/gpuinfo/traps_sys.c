@@ -166,21 +166,21 @@ static void gather_pci(tr_facts *f) {
         }
         char file[128];
         unsigned vendor = 0, cls = 0;
-        snprintf(file, sizeof file, "/sys/bus/pci/devices/%s/vendor", e->d_name);
+        snprintf(file, sizeof file, "/sys/bus/pci/devices/%.12s/vendor", e->d_name);
         bool ok = read_number(f, file, &vendor);
-        snprintf(file, sizeof file, "/sys/bus/pci/devices/%s/class", e->d_name);
+        snprintf(file, sizeof file, "/sys/bus/pci/devices/%.12s/class", e->d_name);
         ok = ok && read_number(f, file, &cls);
         if (!ok || ((cls >> 16) != 0x03 && (cls >> 16) != 0x12)) {
             continue;
         }
         tr_pci *p = &f->pci[f->pci_count++];
-        snprintf(p->bus_id, sizeof p->bus_id, "%s", e->d_name);
+        snprintf(p->bus_id, sizeof p->bus_id, "%.12s", e->d_name); /* is_bus_id: 12 */
         for (char *c = p->bus_id; *c; c++) {
             *c = (char)tolower((unsigned char)*c);
         }
         p->vendor = vendor;
         p->class_code = cls;
-        snprintf(file, sizeof file, "/sys/bus/pci/devices/%s/unique_id", e->d_name);
+        snprintf(file, sizeof file, "/sys/bus/pci/devices/%.12s/unique_id", e->d_name);
         char id[64];
         if (vendor != TR_PCI_NVIDIA && tr_read_text(f, file, id, sizeof id, NULL) > 0) {
             id[strcspn(id, " \t\r\n")] = '\0';
