@@ -7,7 +7,9 @@
  * cuModuleLoadData(Ex) receives is appended to the file FAKE_CUDA_RECORD
  * (when set) as "IMAGE <bytes>\n" followed by the image, so that a test can
  * see what the backend loaded. Driver version: FAKE_CUDA_VERSION (default
- * 13000). */
+ * 13000); each device's PCI bus: FAKE_CUDA_PCI_BUS (see pci_bus). The
+ * NVIDIA driver's own version is in a real libcuda's file name
+ * (libcuda.so.580.65.06): a test copies this file to such a name. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,17 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
     snprintf(name, (size_t)len, "fake sm_90 device");
     return OK;
 }
+/* Device dev's PCI bus: item dev of FAKE_CUDA_PCI_BUS ("0x41,0x01": CUDA's
+ * fastest-first order need not be the bus order), else 0x10 + dev. */
+static int pci_bus(CUdevice dev) {
+    const char *p = getenv("FAKE_CUDA_PCI_BUS");
+    for (int i = 0; p && *p && i < dev; i++) {
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return p && *p ? (int)strtol(p, NULL, 0) : 0x10 + dev;
+}
+
 EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice dev) {
     (void)dev;
     switch (attribute) {
@@ -88,7 +101,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice dev) {
         *v = 232448;
         break;
     case 33: /* PCI bus: one per device, as on a real node */
-        *v = 0x10 + dev;
+        *v = pci_bus(dev);
         break;
     case 34: /* PCI device */
     case 50: /* PCI domain */

@@ -24,6 +24,11 @@ void gi_print_backends(FILE *out);
 /* doctor.c: returns the number of devices whose smoke test passed. */
 uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n);
 
+/* traps_hooks.c: the checks of the stack (traps.h) as the doctor's
+ * section, and the JSON document (fields.h's) with its "findings". */
+void gi_doctor_traps(FILE *out);
+void gi_print_json(FILE *out, const pd_device *devs, uint32_t n);
+
 /* watch.c: gpuinfo --watch with its options in argv; the exit status. */
 int gi_watch(int argc, char **argv);
 

@@ -25,7 +25,10 @@ static const char usage[] =
     "                  numbers, units in key names, unknown values as null\n"
     "  --doctor        check each backend layer by layer (plugin, vendor\n"
     "                  libraries, OpenCL ICD files, /dev nodes, environment),\n"
-    "                  then build and run a small kernel on every device\n"
+    "                  the stack above the driver (visible-devices variables,\n"
+    "                  CUDA's device order, MIG, containers, WSL, driver\n"
+    "                  versions: --json lists these as \"findings\"), then build\n"
+    "                  and run a small kernel on every device\n"
     "  -d SELECTOR     only the devices SELECTOR matches, a comma-separated list\n"
     "                  of: an index (0), a backend (cuda), a backend path\n"
     "                  (opencl:1), a PCI bus id (0000:01:00.0) or a UUID, as\n"
@@ -114,7 +117,7 @@ static uint32_t print_mode(enum mode mode, const pd_device *devs, uint32_t n) {
         gi_print_backends(stdout);
         break;
     case MODE_JSON:
-        df_print_json(stdout, devs, n);
+        gi_print_json(stdout, devs, n);
         break;
     case MODE_DOCTOR:
         return gi_doctor(stdout, devs, n);
