@@ -46,5 +46,10 @@ extern const size_t df_field_count;
 /* fields_json.c: the "xgpu.gpuinfo/1" document of `n` devices and every
  * backend (its status, plugin and vendor libraries). */
 void df_print_json(FILE *out, const pd_device *devs, uint32_t n);
+/* The same with more members of its top-level object after "backends",
+ * each written by `more` as ",\n  \"key\": value" (gpuinfo's frameworks). */
+typedef void (*df_json_more_fn)(FILE *out, void *arg);
+void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n, df_json_more_fn more,
+                        void *arg);
 
 #endif

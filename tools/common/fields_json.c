@@ -107,6 +107,11 @@ static void json_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
 }
 
 void df_print_json(FILE *out, const pd_device *devs, uint32_t n) {
+    df_print_json_more(out, devs, n, NULL, NULL);
+}
+
+void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n, df_json_more_fn more,
+                        void *arg) {
     fputs("{\n  \"schema\": \"xgpu.gpuinfo/1\",\n  \"xgpu_version\": ", out);
     jw_string(out, xgpu_version_string());
     fputs(",\n  \"devices\": [", out);
@@ -126,5 +131,9 @@ void df_print_json(FILE *out, const pd_device *devs, uint32_t n) {
         fputs(written++ ? ",\n" : "\n", out);
         json_backend(out, b, &bi);
     }
-    fputs(written ? "\n  ]\n}\n" : "]\n}\n", out);
+    fputs(written ? "\n  ]" : "]", out);
+    if (more) {
+        more(out, arg);
+    }
+    fputs("\n}\n", out);
 }

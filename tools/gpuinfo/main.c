@@ -114,7 +114,7 @@ static uint32_t print_mode(enum mode mode, const pd_device *devs, uint32_t n) {
         gi_print_backends(stdout);
         break;
     case MODE_JSON:
-        df_print_json(stdout, devs, n);
+        df_print_json_more(stdout, devs, n, gi_frameworks_json, NULL);
         break;
     case MODE_DOCTOR:
         return gi_doctor(stdout, devs, n);
