@@ -103,11 +103,11 @@ static void lex_string(lexer *lx, bool raw) {
             return;
         }
         if (c == '\n') {
-            lx->line++;
             if (!triple) {
                 fail(lx, "a string is not closed at the end of the line");
                 return;
             }
+            lx->line++;
         }
         if (c == '\\' && lx->p + 1 < lx->end) {
             char e = lx->p[1];
@@ -283,17 +283,23 @@ static void leave(lexer *lx, int depth, pl_value *v) {
 static void sequence(parse *ps, pl_value *v, char close, int level) {
     lexer *lx = ps->lx;
     int depth = lx->depth;
+    bool comma = false;
+    pl_value first;
     v->kind = PL_LIST;
     next(lx);
     while (lx->kind != T_EOF && lx->kind != T_ERROR && !closes(lx, depth)) {
         pl_value item;
         value(ps, &item, level + 1);
+        if (v->items == 0) {
+            first = item;
+        }
         if (item.kind == PL_STRING || item.kind == PL_NUMBER) {
             append_item(v, &item);
         } else {
             v->items++;
         }
         if (is_op(lx, ',')) {
+            comma = true;
             next(lx);
         } else if (!closes(lx, depth)) {
             v->kind = PL_OTHER; /* a ':' or ';' where an item should end */
@@ -302,6 +308,10 @@ static void sequence(parse *ps, pl_value *v, char close, int level) {
     }
     if (closes(lx, depth) && lx->op != close) {
         v->kind = PL_OTHER;
+    }
+    /* (x) is x, not a tuple: only a comma makes one. */
+    if (close == ')' && !comma && v->items == 1 && v->kind == PL_LIST) {
+        *v = first;
     }
     leave(lx, depth, v);
 }

@@ -165,9 +165,11 @@ typedef enum arch_fit { ARCH_NONE, ARCH_PTX, ARCH_SASS } arch_fit;
 
 /* Whether the build's list runs on sm_`sm`: code for it (an sm_XY of the
  * same major and no newer minor runs there; sm_XYa only on XY itself), or
- * PTX it can JIT (compute_XY with XY <= sm). The item that fits in via. */
+ * PTX it can JIT (compute_XY with XY <= sm). The item that fits best (the
+ * newest) in via. */
 static arch_fit arch_fit_of(const char *archs, int sm, char *via, size_t size) {
     arch_fit best = ARCH_NONE;
+    int best_v = -1;
     via[0] = '\0';
     for (const char *p = archs; *p;) {
         size_t len = strcspn(p, ",");
@@ -179,12 +181,12 @@ static arch_fit arch_fit_of(const char *archs, int sm, char *via, size_t size) {
         bool code = sscanf(item, "sm_%d%c", &v, &suffix) >= 1;
         bool ptx = !code && sscanf(item, "compute_%d%c", &v, &suffix) >= 1;
         bool exact_only = suffix == 'a';
-        if (code && (exact_only ? v == sm : v / 10 == sm / 10 && v % 10 <= sm % 10)) {
-            snprintf(via, size, "%s", item);
-            return ARCH_SASS;
-        }
-        if (ptx && best == ARCH_NONE && (exact_only ? v == sm : v <= sm)) {
-            best = ARCH_PTX;
+        bool fits_code = code && (exact_only ? v == sm : v / 10 == sm / 10 && v % 10 <= sm % 10);
+        bool fits_ptx = ptx && (exact_only ? v == sm : v <= sm);
+        arch_fit fit = fits_code ? ARCH_SASS : fits_ptx ? ARCH_PTX : ARCH_NONE;
+        if (fit != ARCH_NONE && (fit > best || (fit == best && v > best_v))) {
+            best = fit;
+            best_v = v;
             snprintf(via, size, "%s", item);
         }
     }
