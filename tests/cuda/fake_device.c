@@ -7,7 +7,7 @@
  * cuModuleLoadData(Ex) receives is appended to the file FAKE_CUDA_RECORD
  * (when set) as "IMAGE <bytes>\n" followed by the image, so that a test can
  * see what the backend loaded. Driver version: FAKE_CUDA_VERSION (default
- * 13000). */
+ * 13000); compute capability: FAKE_CUDA_SM (default 90, sm_90). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,10 +76,10 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice dev) {
         *v = 4;
         break;
     case 75: /* compute capability */
-        *v = 9;
+        *v = env_int("FAKE_CUDA_SM", 90) / 10;
         break;
     case 76:
-        *v = 0;
+        *v = env_int("FAKE_CUDA_SM", 90) % 10;
         break;
     case 81:
         *v = 233472;
