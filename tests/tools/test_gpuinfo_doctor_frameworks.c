@@ -262,7 +262,7 @@ static void doctor_with_a_rocm_runtime(void **state) {
     /* The CPU-only build in ~/.local on the AMD machine. */
     expect_line(out, "\n  FAIL  torch 2.8.0+cpu: CPU-only build on a machine with an AMD GPU "
                      "(gfx90a, hip:0): it never uses the GPU; pip install --force-reinstall torch "
-                     "--index-url https://download.pytorch.org/whl/rocm6.2\n");
+                     "--index-url https://download.pytorch.org/whl/rocm6.2.4\n");
     free(out);
     snprintf(vars, sizeof vars,
              "XGPU_BACKENDS=hip XGPU_HIP_RUNTIME=%s FAKE_HIP_ARCH=gfx90a FAKE_HIP_VERSION=%s",

@@ -611,15 +611,20 @@ static void driver_table_and_wheel_indexes(void **state) {
     /* The newest index not newer than the driver; the oldest of its major
      * release when all are newer; none for a driver older than all. */
     assert_string_equal(fw_torch_index(false, 12, 8), "cu128");
-    assert_string_equal(fw_torch_index(false, 12, 4), "cu124");
-    assert_string_equal(fw_torch_index(false, 12, 5), "cu124");
-    assert_string_equal(fw_torch_index(false, 12, 0), "cu121");
+    assert_string_equal(fw_torch_index(false, 12, 9), "cu128");
+    assert_string_equal(fw_torch_index(false, 12, 6), "cu126");
+    assert_string_equal(fw_torch_index(false, 12, 4), "cu126"); /* minor-version compat */
+    assert_string_equal(fw_torch_index(false, 12, 0), "cu126");
     assert_string_equal(fw_torch_index(false, 13, 0), "cu130");
     assert_string_equal(fw_torch_index(false, 14, 2), "cu130");
     assert_string_equal(fw_torch_index(false, 11, 4), "cu118");
     assert_null(fw_torch_index(false, 10, 2));
-    assert_string_equal(fw_torch_index(true, 6, 2), "rocm6.2");
-    assert_string_equal(fw_torch_index(true, 5, 2), "rocm5.7");
+    /* ROCm: nothing newer than the runtime. */
+    assert_string_equal(fw_torch_index(true, 6, 2), "rocm6.2.4");
+    assert_string_equal(fw_torch_index(true, 6, 9), "rocm6.4");
+    assert_string_equal(fw_torch_index(true, 5, 7), "rocm5.7");
+    assert_null(fw_torch_index(true, 5, 2));
+    assert_string_equal(fw_torch_index(true, 7, 0), "rocm6.4");
     int ma, mi;
     assert_true(fw_parse_release("6.2.41133-dd7f95766", &ma, &mi));
     assert_int_equal(ma, 6);
@@ -653,7 +658,7 @@ static void cuda_build_against_the_driver(void **state) {
     h = nvidia(12, 9, 90);
     v = judge(&cu13, &h);
     expect_verdict(&v, FW_FAIL, "(>= 580)", "580.65.06");
-    expect_text("the fix", v.fix, "whl/cu129");
+    expect_text("the fix", v.fix, "whl/cu128");
     /* Before CUDA 11 there was no minor-version compatibility. */
     fw_entry old = made(FW_TORCH, "torch", FW_BUILD_CUDA, 10, 2, NULL);
     h = nvidia(10, 1, 70);
@@ -683,7 +688,7 @@ static void cuda_build_without_an_nvidia_gpu(void **state) {
     /* On a machine whose GPU is AMD's, the ROCm build is the fix. */
     h = amd(6, 2, "gfx90a");
     v = judge(&torch, &h);
-    expect_verdict(&v, FW_FAIL, "GPU is AMD's (gfx90a, hip:0)", "whl/rocm6.2");
+    expect_verdict(&v, FW_FAIL, "GPU is AMD's (gfx90a, hip:0)", "whl/rocm6.2.4");
     /* NVIDIA's library wheels only say they are not used. */
     fw_entry rt = made(FW_NVIDIA, "nvidia-cuda-runtime-cu12", FW_BUILD_CUDA, 12, 8, NULL);
     h = no_gpu();
@@ -720,6 +725,14 @@ static void cuda_architectures_against_the_gpu(void **state) {
     h = nvidia(12, 8, 100);
     v = judge(&hopper, &h);
     expect_verdict(&v, FW_FAIL, "sm_100", NULL);
+    /* sm_100 code runs on sm_103, sm_100a code does not. */
+    fw_entry blackwell = made(FW_TENSORFLOW, "tensorflow", FW_BUILD_CUDA, 12, 9, "sm_100");
+    h = nvidia(12, 9, 103);
+    v = judge(&blackwell, &h);
+    expect_verdict(&v, FW_OK, "sm_100 code for sm_103", "");
+    snprintf(blackwell.archs, sizeof blackwell.archs, "sm_100a");
+    v = judge(&blackwell, &h);
+    expect_verdict(&v, FW_FAIL, "neither code for this GPU's sm_103", NULL);
     /* PTX of an older architecture is compiled for the GPU... */
     fw_entry ptx = made(FW_TENSORFLOW, "tensorflow", FW_BUILD_CUDA, 12, 8, "sm_70,compute_80");
     h = nvidia(12, 8, 90);
@@ -747,6 +760,9 @@ static void cpu_only_build_on_a_machine_with_a_gpu(void **state) {
     h = nvidia(13, 0, 100);
     v = judge(&torch, &h);
     expect_verdict(&v, FW_FAIL, NULL, "whl/cu130");
+    h = nvidia(12, 4, 90);
+    v = judge(&torch, &h);
+    expect_verdict(&v, FW_FAIL, NULL, "whl/cu126");
     h = amd(6, 3, "gfx942");
     v = judge(&torch, &h);
     expect_verdict(&v, FW_FAIL, "AMD GPU (gfx942, hip:0)", "whl/rocm6.3");

@@ -136,9 +136,9 @@ const char *fw_toolkit_driver(int major, int minor);
 /* The oldest driver that runs any CUDA `major`.x build under minor-version
  * compatibility, NULL before CUDA 11 (which had none). */
 const char *fw_minor_compat_driver(int major);
-/* The PyTorch wheel index ("cu128", "rocm6.2") to name for a driver that
- * supports CUDA major.minor (rocm: a ROCm major.minor runtime); NULL when
- * none runs there. */
+/* The PyTorch wheel index ("cu128", "rocm6.2.4") to name for a driver
+ * that supports CUDA major.minor (rocm: a ROCm major.minor runtime); NULL
+ * when none runs there. */
 const char *fw_torch_index(bool rocm, int major, int minor);
 
 /* ---------------------------------------------------------------------------

@@ -36,19 +36,28 @@ static const struct compat_driver {
 };
 
 /* PyTorch's wheel indexes, https://download.pytorch.org/whl/<index>, as
- * the install selector of pytorch.org names them for the releases from 2.0
- * to 2.9. */
-static const struct torch_index {
+ * pytorch.org's install selector names them. CUDA: those of the current
+ * releases (2.7 to 2.9; cu121 and cu124 hold 2.6 at most, cu129 only 2.8):
+ * a driver of a major release runs the builds of all its minor releases
+ * (minor-version compatibility), so the newest index not newer than the
+ * driver, else the oldest of its major release, gets the current PyTorch.
+ * ROCm has no such rule: the newest not newer than the runtime, from
+ * PyTorch 2.3 (rocm6.0) on. */
+typedef struct torch_index {
     int major, minor;
     const char *name;
-} cuda_indexes[] =
-    {
-        {11, 8, "cu118"}, {12, 1, "cu121"}, {12, 4, "cu124"}, {12, 6, "cu126"},
-        {12, 8, "cu128"}, {12, 9, "cu129"}, {13, 0, "cu130"},
-},
-  rocm_indexes[] = {
-      {5, 7, "rocm5.7"}, {6, 0, "rocm6.0"}, {6, 1, "rocm6.1"},
-      {6, 2, "rocm6.2"}, {6, 3, "rocm6.3"}, {6, 4, "rocm6.4"},
+} torch_index;
+
+static const torch_index cuda_indexes[] = {
+    {11, 8, "cu118"},
+    {12, 6, "cu126"},
+    {12, 8, "cu128"},
+    {13, 0, "cu130"},
+};
+
+static const torch_index rocm_indexes[] = {
+    {5, 7, "rocm5.7"},   {6, 0, "rocm6.0"}, {6, 1, "rocm6.1"}, {6, 2, "rocm6.2"},
+    {6, 2, "rocm6.2.4"}, {6, 3, "rocm6.3"}, {6, 4, "rocm6.4"},
 };
 
 const char *fw_toolkit_driver(int major, int minor) {
@@ -70,11 +79,10 @@ const char *fw_minor_compat_driver(int major) {
 }
 
 /* The newest index of the host's major release not newer than the host;
- * else the oldest of that major release (it runs under minor-version
- * compatibility, or ROCm's own within a release); else, for a host newer
- * than every index, the newest. */
-static const char *choose(const struct torch_index *t, size_t n, int major, int minor) {
-    const struct torch_index *best = NULL, *oldest_same = NULL;
+ * else, where `compat`, the oldest of that major release; else, for a
+ * host newer than every index, the newest. */
+static const char *choose(const torch_index *t, size_t n, int major, int minor, bool compat) {
+    const torch_index *best = NULL, *oldest_same = NULL;
     if (minor < 0) {
         minor = 0;
     }
@@ -93,14 +101,15 @@ static const char *choose(const struct torch_index *t, size_t n, int major, int 
         return best->name;
     }
     if (oldest_same) {
-        return oldest_same->name;
+        return compat ? oldest_same->name : NULL;
     }
     return n && major > t[n - 1].major ? t[n - 1].name : NULL;
 }
 
 const char *fw_torch_index(bool rocm, int major, int minor) {
     if (rocm) {
-        return choose(rocm_indexes, sizeof rocm_indexes / sizeof rocm_indexes[0], major, minor);
+        return choose(rocm_indexes, sizeof rocm_indexes / sizeof rocm_indexes[0], major, minor,
+                      false);
     }
-    return choose(cuda_indexes, sizeof cuda_indexes / sizeof cuda_indexes[0], major, minor);
+    return choose(cuda_indexes, sizeof cuda_indexes / sizeof cuda_indexes[0], major, minor, true);
 }

@@ -345,8 +345,8 @@ static void judge_cuda(const fw_entry *e, const fw_host *h, fw_verdict *v) {
                 build, dm, dn);
     } else if (mvc) {
         verdict(v, FW_OK,
-                "%s: runs under minor-version compatibility on this driver for CUDA %d.%d (PTX of "
-                "CUDA %d.%d is not compiled by it, and what needs a newer driver is missing)",
+                "%s: runs under minor-version compatibility on this driver for CUDA %d.%d (which "
+                "cannot compile CUDA %d.%d's PTX, and lacks what needs a newer driver)",
                 build, dm, dn, e->major, bn);
     } else {
         verdict(v, FW_OK, "%s: this driver supports CUDA %d.%d", build, dm, dn);
