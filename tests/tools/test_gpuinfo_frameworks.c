@@ -593,6 +593,8 @@ static void two_distributions_of_one_name(void **state) {
     expect_text("the second's problem", env->entries[1].problem,
                 "two torch distributions (2.7.0 and 2.8.0+cu128)");
     assert_string_equal(env->entries[0].problem, "");
+    assert_int_equal(env->entries[1].build, FW_BUILD_CUDA); /* one torch/ for both */
+    assert_int_equal(env->entries[1].minor, 8);
     free(env);
 }
 
@@ -872,7 +874,8 @@ static void doctor_section_one_line_per_environment_and_framework(void **state) 
     expect_text("the section", out, "site-packages (HOME): 1 distribution\n");
     expect_text("the section", out,
                 "\n  FAIL  torch 2.8.0+cpu: CPU-only build on a machine with an NVIDIA GPU");
-    expect_text("the section", out, "; pip install --force-reinstall torch --index-url");
+    /* The user site's fix installs there, not into an active venv. */
+    expect_text("the section", out, "; pip install --user --force-reinstall torch --index-url");
     /* Every line is a tag and a text, and none longer than a finding. */
     for (const char *p = strchr(out, '\n') + 1; *p;) {
         size_t len = strcspn(p, "\n");

@@ -178,7 +178,8 @@ typedef struct fw_verdict {
     char fix[512];      /* one command or step; "" when nothing is to be done */
 } fw_verdict;
 
-/* `e` of environment `env` against `host`. */
+/* `e` of environment `env` against `host` (the user site's fixes install
+ * with --user). */
 void fw_judge(const fw_env *env, const fw_entry *e, const fw_host *host, fw_verdict *v);
 
 /* "ok", "info", "WARN", "FAIL" */

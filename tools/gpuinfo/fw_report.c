@@ -101,7 +101,8 @@ static void doctor_env(void *ctx, const fw_env *env, const fw_host *h, unsigned 
                 v.fix);
     }
     if (env->left_out) {
-        fprintf(out, "  %-5s %u more of the distributions above left out\n", "info", env->left_out);
+        fprintf(out, "  %-5s %u more distributions gpuinfo knows are here, past the %d shown\n",
+                "info", env->left_out, FW_MAX_ENTRIES);
     }
 }
 

@@ -397,8 +397,21 @@ static void judge_rocm(const fw_entry *e, const fw_host *h, fw_verdict *v) {
     }
 }
 
+/* The user site's packages are installed with --user: the pip of an active
+ * venv would install into the venv. */
+static void for_user_site(fw_verdict *v) {
+    static const char pip[] = "pip install ";
+    char *at = strstr(v->fix, pip);
+    size_t n = strlen(v->fix);
+    if (!at || n + 7 >= sizeof v->fix) {
+        return;
+    }
+    at += sizeof pip - 1;
+    memmove(at + 7, at, strlen(at) + 1);
+    memcpy(at, "--user ", 7);
+}
+
 void fw_judge(const fw_env *env, const fw_entry *e, const fw_host *h, fw_verdict *v) {
-    (void)env;
     memset(v, 0, sizeof *v);
     switch (e->build) {
     case FW_BUILD_CPU:
@@ -421,5 +434,8 @@ void fw_judge(const fw_env *env, const fw_entry *e, const fw_host *h, fw_verdict
                     e->archs_note[0] ? " (" : "", e->archs_note, e->archs_note[0] ? ")" : "");
         }
         break;
+    }
+    if (env && env->found_by && !strcmp(env->found_by, "HOME")) {
+        for_user_site(v);
     }
 }

@@ -650,6 +650,17 @@ static void finish(fw_env *env) {
         fw_entry *e = &env->entries[i];
         bool first = i == 0 || e->kind != env->entries[i - 1].kind ||
                      strcasecmp(e->name, env->entries[i - 1].name);
+        if (!first) { /* the same package folder: the same build */
+            const fw_entry *prev = &env->entries[i - 1];
+            e->build = prev->build;
+            e->major = prev->major;
+            e->minor = prev->minor;
+            fw_copy(e->build_text, sizeof e->build_text, prev->build_text);
+            fw_copy(e->source, sizeof e->source, prev->source);
+            e->archs_known = prev->archs_known;
+            fw_copy(e->archs, sizeof e->archs, prev->archs);
+            fw_copy(e->archs_note, sizeof e->archs_note, prev->archs_note);
+        }
         switch (e->kind) {
         case FW_TORCH:
             if (first) {
