@@ -81,15 +81,17 @@ static int remove_tree(void **state) {
 }
 
 /* gpuinfo `args` with only the variables given (plus the made-up
- * environments); its output, malloc'ed. Standard error is left out, and
- * must hold no sanitizer's report (the tests run under ASan and UBSan in
- * CI). */
+ * environments, and the sanitizers' options CI sets); its output,
+ * malloc'ed. Standard error is left out, and must hold no sanitizer's
+ * report (the tests run under ASan and UBSan in CI). */
 static char *run(const char *vars, const char *venv, const char *args) {
     char cmd[4 * PATH_MAX], err[PATH_MAX];
     assert_int_equal(xt_tree_path(root, "stderr.txt", err), 0);
     int n =
         snprintf(cmd, sizeof cmd,
                  "env -i PATH= VIRTUAL_ENV=%s/%s CONDA_PREFIX=%s/conda HOME=%s/home XGPU_CACHE=off "
+                 "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}\" LSAN_OPTIONS=\"${LSAN_OPTIONS:-}\" "
+                 "UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}\" "
                  "XGPU_TUNE=off XGPU_NVRTC=none XGPU_HIPRTC=none %s %s %s 2>%s",
                  root, venv, root, root, vars, GPUINFO, args, err);
     assert_true(n > 0 && (size_t)n < sizeof cmd);
