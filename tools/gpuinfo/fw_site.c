@@ -612,7 +612,7 @@ static void read_distribution(fw_env *env, fw_entry *e, const char *d_name, size
         say(e->problem, sizeof e->problem,
             "%s: no Version field%s%s%s: a broken install; pip install --force-reinstall %s", path,
             folder_version[0] ? " (the folder's name says " : "", folder_version,
-            folder_version[0] ? ")" : "", norm);
+            folder_version[0] ? ")" : "", (found & 1) ? e->name : norm);
     }
 }
 
