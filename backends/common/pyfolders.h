@@ -1,7 +1,8 @@
 /* Where pip wheels and conda keep NVIDIA's shared libraries (NVRTC,
- * cuBLAS) on a machine without the CUDA toolkit, found without running
- * Python. Used by the CUDA plugin and by the tools (a static library of
- * its own: nothing here is exported). */
+ * cuBLAS) on a machine without the CUDA toolkit, and the site-packages
+ * folders of the Python environments a user would run, found without
+ * running Python. Used by the CUDA plugin and by the tools (a static
+ * library of its own: nothing here is exported). */
 #ifndef XGPU_PYFOLDERS_H
 #define XGPU_PYFOLDERS_H
 
@@ -39,5 +40,22 @@
  * nobody changes the environment; keeps no state. */
 size_t xgpu__python_lib_dirs(const char *const *subdirs, char (*out)[XGPU_PYFOLDER_SIZE],
                              size_t max);
+
+/* One site-packages (or dist-packages) folder and what led to it. */
+typedef struct xgpu_pysite {
+    char path[XGPU_PYFOLDER_SIZE]; /* realpath, no trailing slash */
+    /* "VIRTUAL_ENV", "CONDA_PREFIX", "PATH" or "HOME" (the user site,
+     * ~/.local): a static string. */
+    const char *found_by;
+} xgpu_pysite;
+
+/* Fills out[0 .. max) with the site folders of the Python environments a
+ * user would run, each once and in this order, and returns how many: those
+ * of $VIRTUAL_ENV, of $CONDA_PREFIX (the active conda environment), of
+ * each python3 on PATH, then of $HOME/.local; each prefix's folders as in
+ * step 1 of xgpu__python_lib_dirs. found_by names the first of these that
+ * led to a folder. The same rules hold: no program run, secure_getenv,
+ * absolute values only, no state. */
+size_t xgpu__python_sites(xgpu_pysite *out, size_t max);
 
 #endif

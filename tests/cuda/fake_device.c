@@ -7,7 +7,8 @@
  * cuModuleLoadData(Ex) receives is appended to the file FAKE_CUDA_RECORD
  * (when set) as "IMAGE <bytes>\n" followed by the image, so that a test can
  * see what the backend loaded. Driver version: FAKE_CUDA_VERSION (default
- * 13000); each device's PCI bus: FAKE_CUDA_PCI_BUS (see pci_bus). The
+ * 13000); compute capability: FAKE_CUDA_SM (default 90, sm_90); each
+ * device's PCI bus: FAKE_CUDA_PCI_BUS (see pci_bus). The
  * NVIDIA driver's own version is in a real libcuda's file name
  * (libcuda.so.580.65.06): a test copies this file to such a name. */
 #include <stdint.h>
@@ -89,10 +90,10 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attribute, CUdevice dev) {
         *v = 4;
         break;
     case 75: /* compute capability */
-        *v = 9;
+        *v = env_int("FAKE_CUDA_SM", 90) / 10;
         break;
     case 76:
-        *v = 0;
+        *v = env_int("FAKE_CUDA_SM", 90) % 10;
         break;
     case 81:
         *v = 233472;

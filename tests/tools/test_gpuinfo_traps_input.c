@@ -370,7 +370,8 @@ static void json_of_a_pocl_machine_has_no_finding(void **state) {
     char *out = xt_run_command("XGPU_BACKENDS=opencl " GPUINFO " --json 2>/dev/null", &status);
     assert_non_null(out);
     assert_int_equal(status, 0);
-    assert_non_null(strstr(out, "\n  \"findings\": []\n}\n"));
+    /* No finding; the frameworks' members may follow. */
+    assert_non_null(strstr(out, "\n  \"findings\": []"));
     free(out);
     out = xt_run_command("XGPU_BACKENDS=opencl XGPU_SYSROOT=relative " GPUINFO " --json", &status);
     assert_non_null(out);

@@ -1,7 +1,8 @@
-/* xgpu__python_lib_dirs on a made-up machine: a venv whose python3 links
- * to a base interpreter, a python3.N-only install with dist-packages, a
- * python3 that is not executable, a user site and a conda prefix, all in
- * a temporary folder named by PATH, VIRTUAL_ENV, HOME and CONDA_PREFIX. */
+/* xgpu__python_lib_dirs and xgpu__python_sites on a made-up machine: a
+ * venv whose python3 links to a base interpreter, a python3.N-only install
+ * with dist-packages, a python3 that is not executable, a user site and a
+ * conda prefix, all in a temporary folder named by PATH, VIRTUAL_ENV, HOME
+ * and CONDA_PREFIX. */
 #define _GNU_SOURCE /* setenv, PATH_MAX */
 #include "pyfolders.h"
 #include "xt_tree.h"
@@ -62,7 +63,7 @@ static int make_tree(void **state) {
         /* The user site, conda, and a venv whose name glob(3) would
          * misread. */
         {'d', "home/.local/lib/python3.11/site-packages/nvidia/cu13/lib", NULL},
-        {'d', "conda/lib", NULL},
+        {'d', "conda/lib/python3.12/site-packages", NULL},
         {'d', "ve[1]/lib/python3.10/site-packages/nvidia/cuda_nvrtc/lib", NULL},
         {'d', "ve[1]/lib/python3.10/site-packages/nvidia/cu13", NULL},
     };
@@ -171,12 +172,51 @@ static void nothing_without_python_or_environment(void **state) {
     assert_int_equal(xgpu__python_lib_dirs(nvrtc_dirs, got, 0), 0);
 }
 
+static void expect_site(const xgpu_pysite *got, size_t i, const char *rel, const char *by) {
+    char want[PATH_MAX];
+    at(want, rel);
+    if (strcmp(got[i].path, want) || strcmp(got[i].found_by, by)) {
+        fail_msg("site %zu: got %s (%s), want %s (%s)", i, got[i].path, got[i].found_by, want, by);
+    }
+}
+
+static void sites_of_every_environment_in_order(void **state) {
+    (void)state;
+    char path[3 * PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
+    /* The venv's python3 (its base is found through the link), the one
+     * that cannot run, python3.12's folder. */
+    assert_true(snprintf(path, sizeof path, "%s:%s:%s", at(a, "venv/bin"), at(b, "noexec/bin"),
+                         at(c, "other/bin")) < (int)sizeof path);
+    set_env(path, "venv", "home", "conda");
+    xgpu_pysite *got = calloc(XGPU_PYFOLDERS_MAX, sizeof *got);
+    assert_non_null(got);
+    assert_int_equal(xgpu__python_sites(got, XGPU_PYFOLDERS_MAX), 5);
+    /* lib64 -> lib is the same folder: listed once. */
+    expect_site(got, 0, "venv/lib/python3.11/site-packages", "VIRTUAL_ENV");
+    expect_site(got, 1, "conda/lib/python3.12/site-packages", "CONDA_PREFIX");
+    expect_site(got, 2, "base/lib/python3.11/site-packages", "PATH");
+    expect_site(got, 3, "other/lib/python3.12/dist-packages", "PATH");
+    expect_site(got, 4, "home/.local/lib/python3.11/site-packages", "HOME");
+    /* Bounded, and an environment found twice keeps its first name: the
+     * active venv's python3 on PATH is still the venv. */
+    assert_int_equal(xgpu__python_sites(got, 1), 1);
+    set_env(at(a, "venv/bin"), "venv", NULL, NULL);
+    assert_int_equal(xgpu__python_sites(got, XGPU_PYFOLDERS_MAX), 2);
+    expect_site(got, 0, "venv/lib/python3.11/site-packages", "VIRTUAL_ENV");
+    expect_site(got, 1, "base/lib/python3.11/site-packages", "PATH");
+    /* Nothing named, nothing found. */
+    set_env("", NULL, NULL, NULL);
+    assert_int_equal(xgpu__python_sites(got, XGPU_PYFOLDERS_MAX), 0);
+    free(got);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(documented_order_without_duplicates),
         cmocka_unit_test(base_interpreter_found_through_its_own_folder),
         cmocka_unit_test(venv_named_with_glob_characters),
         cmocka_unit_test(nothing_without_python_or_environment),
+        cmocka_unit_test(sites_of_every_environment_in_order),
     };
     return cmocka_run_group_tests_name("pyfolders", tests, make_tree, remove_tree);
 }

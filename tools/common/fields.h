@@ -46,11 +46,10 @@ extern const size_t df_field_count;
 /* fields_json.c: the "xgpu.gpuinfo/1" document of `n` devices and every
  * backend (its status, plugin and vendor libraries). */
 void df_print_json(FILE *out, const pd_device *devs, uint32_t n);
-/* The same with more top-level members after "backends": `more`, when not
- * NULL, writes them (`"key": value`, separated by ",\n  ", none before
- * the first or after the last) where the document's indentation is two
- * spaces; gpuinfo adds its "findings". */
-void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n,
-                        void (*more)(FILE *out, void *arg), void *arg);
+/* The same with more members of its top-level object after "backends",
+ * each written by `more` as ",\n  \"key\": value" (gpuinfo's frameworks). */
+typedef void (*df_json_more_fn)(FILE *out, void *arg);
+void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n, df_json_more_fn more,
+                        void *arg);
 
 #endif

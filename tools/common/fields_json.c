@@ -110,8 +110,8 @@ void df_print_json(FILE *out, const pd_device *devs, uint32_t n) {
     df_print_json_more(out, devs, n, NULL, NULL);
 }
 
-void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n,
-                        void (*more)(FILE *out, void *arg), void *arg) {
+void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n, df_json_more_fn more,
+                        void *arg) {
     fputs("{\n  \"schema\": \"xgpu.gpuinfo/1\",\n  \"xgpu_version\": ", out);
     jw_string(out, xgpu_version_string());
     fputs(",\n  \"devices\": [", out);
@@ -133,7 +133,6 @@ void df_print_json_more(FILE *out, const pd_device *devs, uint32_t n,
     }
     fputs(written ? "\n  ]" : "]", out);
     if (more) {
-        fputs(",\n  ", out);
         more(out, arg);
     }
     fputs("\n}\n", out);

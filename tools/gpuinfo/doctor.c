@@ -371,6 +371,7 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n) {
     }
     check_environment(out);
     gi_doctor_traps(out);
+    gi_frameworks_doctor(out);
     check_cache(out);
     check_tuning(out, results, r);
     uint32_t passed = print_smoke(out, results, r);

@@ -28,6 +28,11 @@ uint32_t gi_doctor(FILE *out, const pd_device *devs, uint32_t n);
  * section, and the JSON document (fields.h's) with its "findings". */
 void gi_doctor_traps(FILE *out);
 void gi_print_json(FILE *out, const pd_device *devs, uint32_t n);
+/* fw_report.c: the frameworks of the Python environments against this
+ * machine (fw.h), as the doctor's "frameworks" section, and as --json's
+ * "python_environments" and "frameworks" members (a df_json_more_fn). */
+void gi_frameworks_doctor(FILE *out);
+void gi_frameworks_json(FILE *out, void *unused);
 
 /* watch.c: gpuinfo --watch with its options in argv; the exit status. */
 int gi_watch(int argc, char **argv);
