@@ -21,6 +21,39 @@
 
 #include <cmocka.h>
 
+/* renameat and unlinkat are wrapped (-Wl,--wrap, see CMakeLists.txt): armed
+ * with an entry's name, the first call that names it first stores a good
+ * entry under it, as another process finishing a build at that moment. */
+static struct {
+    bool armed, fired;
+    int dir;
+    char name[96];
+    const xgpu__kcache_key *key;
+    const void *data;
+    size_t size;
+} meanwhile;
+
+int __real_renameat(int olddir, const char *oldpath, int newdir, const char *newpath);
+int __real_unlinkat(int dir, const char *path, int flags);
+
+static void store_meanwhile(const char *path) {
+    if (meanwhile.armed && !strcmp(path, meanwhile.name)) {
+        meanwhile.armed = false;
+        meanwhile.fired = true;
+        xgpu__kcache_write(meanwhile.dir, meanwhile.key, meanwhile.data, meanwhile.size);
+    }
+}
+
+int __wrap_renameat(int olddir, const char *oldpath, int newdir, const char *newpath) {
+    store_meanwhile(oldpath);
+    return __real_renameat(olddir, oldpath, newdir, newpath);
+}
+
+int __wrap_unlinkat(int dir, const char *path, int flags) {
+    store_meanwhile(path);
+    return __real_unlinkat(dir, path, flags);
+}
+
 static void hex(const unsigned char *h, char *out) {
     for (int i = 0; i < XGPU__SHA256_SIZE; i++) {
         sprintf(out + 2 * i, "%02x", h[i]);
@@ -464,6 +497,54 @@ static void the_checked_folder_is_the_one_used(void **state) {
     setenv("XGPU_CACHE_DIR", dir, 1);
 }
 
+/* A damaged entry is removed without taking a good one with it: another
+ * process may rename a whole entry over the name between this process's
+ * read of the damaged one and its removal (removing by name then cost a
+ * rebuild). */
+static void a_damaged_entry_never_takes_a_good_one_with_it(void **state) {
+    (void)state;
+    int d = open_cache();
+    xgpu__kcache_key k;
+    key_of(&k, "raced");
+    static const unsigned char bad[] = "first build", good[] = "second build";
+    xgpu__kcache_write(d, &k, bad, sizeof bad);
+    char path[600];
+    entry_file(path, sizeof path, &k);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, -1, SEEK_END), 0);
+    fputc('!', f); /* its checksum no longer matches */
+    fclose(f);
+    meanwhile.armed = true;
+    meanwhile.fired = false;
+    meanwhile.dir = d;
+    snprintf(meanwhile.name, sizeof meanwhile.name, "%s.xkc", k.hex);
+    meanwhile.key = &k;
+    meanwhile.data = good;
+    meanwhile.size = sizeof good;
+    size_t size = 0;
+    assert_null(xgpu__kcache_read(d, &k, &size)); /* the damaged one */
+    assert_true(meanwhile.fired);                 /* the good one came between */
+    unsigned char *got = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(got);
+    assert_int_equal(size, sizeof good);
+    assert_memory_equal(got, good, sizeof good);
+    free(got);
+    /* Nothing left aside. */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "! ls '%s' | grep -q tmp", dir);
+    assert_int_equal(system(cmd), 0);
+    /* Without a race, a damaged entry is gone and nothing is left. */
+    f = fopen(path, "r+b");
+    assert_non_null(f);
+    fputc('!', f);
+    fclose(f);
+    assert_null(xgpu__kcache_read(d, &k, &size));
+    assert_int_equal(file_size(path), -1);
+    assert_int_equal(system(cmd), 0);
+    close(d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(the_checked_folder_is_the_one_used, make_dir, remove_dir),
@@ -478,6 +559,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(concurrent_evictions_stop_at_the_bound, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(stale_temporaries_of_any_length_go, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_damaged_entry_never_takes_a_good_one_with_it, make_dir,
+                                        remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }

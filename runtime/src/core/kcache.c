@@ -5,15 +5,18 @@
  * temporary file of its own in the same folder and renamed over the name,
  * so readers see a whole entry or none. Each entry carries its key, its
  * size and a SHA-256 of its payload, checked on every read; one that does
- * not check out is removed and rebuilt, never loaded. The folder is made
- * 0700 and used only when it belongs to this user and nobody else can
- * write to it, checked on an open descriptor of it that every entry is
- * then read, written, renamed and removed through: whoever may write to a
- * parent folder can swap the path for a folder of their own, never the
- * folder this process checked. Entries are 0600. Bounded: after each write, the least
- * recently used entries (by modification time, refreshed on every hit)
- * go until the total fits the limit. Any failure to read or write only
- * means no caching, said at debug level (XGPU_LOG=debug). */
+ * not check out is removed and rebuilt, never loaded. The removal renames
+ * whatever is at the name aside first and unlinks it only when it is the
+ * file that was read: a good entry another process renamed in meanwhile
+ * is put back, not lost. The folder is made 0700 and used only when it
+ * belongs to this user and nobody else can write to it, checked on an open
+ * descriptor of it that every entry is then read, written, renamed and
+ * removed through: whoever may write to a parent folder can swap the path
+ * for a folder of their own, never the folder this process checked.
+ * Entries are 0600. Bounded: after each write, the least recently used
+ * entries (by modification time, refreshed on every hit) go until the
+ * total fits the limit. Any failure to read or write only means no
+ * caching, said at debug level (XGPU_LOG=debug). */
 #define _GNU_SOURCE
 #include "kcache.h"
 #include "core_int.h"
@@ -244,6 +247,37 @@ static void *check_entry(const unsigned char *file, size_t file_size, const xgpu
     return out;
 }
 
+/* A name of this process's own next to the entry's, for a temporary file
+ * (stale ones are removed by xgpu__kcache_evict). */
+static void temp_name(char *out, size_t size, const xgpu__kcache_key *key, const char *tail) {
+    static atomic_uint serial;
+    snprintf(out, size, "%s.tmp.%ld.%u%s", key->hex, (long)getpid(), atomic_fetch_add(&serial, 1),
+             tail);
+}
+
+/* Removes the damaged entry that `fd` (still open) was read from. Whatever
+ * is at `path` now is renamed aside, and unlinked only when it is that
+ * file: another process may have renamed a good entry over the name since
+ * the read, and that one is put back. */
+static void remove_damaged(int dir, const char *path, const xgpu__kcache_key *key, int fd) {
+    char aside[128];
+    temp_name(aside, sizeof aside, key, ".bad");
+    if (renameat(dir, path, dir, aside) != 0) {
+        return; /* gone already: another reader removed it */
+    }
+    struct stat read_st, moved_st;
+    bool same = fstat(fd, &read_st) == 0 &&
+                fstatat(dir, aside, &moved_st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                read_st.st_dev == moved_st.st_dev && read_st.st_ino == moved_st.st_ino;
+    if (!same) {
+        xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s was replaced since it was read: kept", path);
+        if (renameat(dir, aside, dir, path) == 0) {
+            return;
+        }
+    }
+    unlinkat(dir, aside, 0);
+}
+
 void *xgpu__kcache_read(int dir, const xgpu__kcache_key *key, size_t *size) {
     char path[96];
     entry_name(path, sizeof path, key);
@@ -274,17 +308,18 @@ void *xgpu__kcache_read(int dir, const xgpu__kcache_key *key, size_t *size) {
     } else {
         payload = check_entry(file, (size_t)st.st_size, key, size, &why);
     }
-    close(fd);
     free(file);
     if (!payload) {
         bool damaged = strcmp(why, "out of host memory") != 0;
         xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s %s: %s", path, damaged ? "removed" : "skipped",
                   why);
         if (damaged) {
-            unlinkat(dir, path, 0); /* rebuilt and written again by the caller */
+            remove_damaged(dir, path, key, fd); /* rebuilt and written again by the caller */
         }
+        close(fd);
         return NULL;
     }
+    close(fd);
     /* Recently used: eviction goes by modification time. */
     utimensat(dir, path, NULL, AT_SYMLINK_NOFOLLOW);
     xgpu__log(WHO, XGPU_LOG_DEBUG, "hit %s (%zu bytes)", path, *size);
@@ -393,11 +428,9 @@ void xgpu__kcache_write(int dir, const xgpu__kcache_key *key, const void *data, 
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: over the file size limit (RLIMIT_FSIZE)");
         return;
     }
-    static atomic_uint serial;
     char path[96], tmp[128];
     entry_name(path, sizeof path, key);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", key->hex, (long)getpid(),
-             atomic_fetch_add(&serial, 1));
+    temp_name(tmp, sizeof tmp, key, "");
     unsigned char header[HEADER_SIZE];
     memcpy(header, magic, sizeof magic);
     memcpy(header + 8, key->hash, XGPU__SHA256_SIZE);
