@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -545,6 +546,53 @@ static void a_damaged_entry_never_takes_a_good_one_with_it(void **state) {
     close(d);
 }
 
+static bool exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* xgpu_cache_get_info reports without creating anything: a folder not
+ * made yet is on (the first build makes it) with nothing in it, one that
+ * could not be made is off with the reason. */
+static void cache_info_creates_nothing(void **state) {
+    (void)state;
+    char sub[400], top[400];
+    snprintf(top, sizeof top, "%s/not", dir);
+    snprintf(sub, sizeof sub, "%s/not/yet/made", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    xgpu_cache_info info;
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_string_equal(info.dir, sub);
+    assert_string_equal(info.reason, "");
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(info.bytes, 0);
+    assert_false(exists(top));
+    /* Under a file: off, and why. */
+    snprintf(top, sizeof top, "%s/file", dir);
+    FILE *f = fopen(top, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(sub, sizeof sub, "%s/file/cache", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_false(info.enabled);
+    assert_non_null(strstr(info.reason, strerror(ENOTDIR)));
+    assert_false(exists(sub));
+    /* Made by a build: on, with what it holds. */
+    setenv("XGPU_CACHE_DIR", dir, 1);
+    int d = open_cache();
+    xgpu__kcache_key k;
+    key_of(&k, "counted");
+    static const unsigned char payload[100] = {1};
+    xgpu__kcache_write(d, &k, payload, sizeof payload);
+    close(d);
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_int_equal(info.entries, 1);
+    assert_true(info.bytes > sizeof payload);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(the_checked_folder_is_the_one_used, make_dir, remove_dir),
@@ -561,6 +609,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(stale_temporaries_of_any_length_go, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_damaged_entry_never_takes_a_good_one_with_it, make_dir,
                                         remove_dir),
+        cmocka_unit_test_setup_teardown(cache_info_creates_nothing, make_dir, remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }

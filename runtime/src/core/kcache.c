@@ -116,22 +116,32 @@ bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size) {
     return true;
 }
 
-int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
+/* Whether the settings leave the cache on, the folder's path in `dir`;
+ * false with the reason otherwise. Nothing is created or checked. */
+static bool configured(char *dir, size_t size, char *why, size_t why_size) {
     const char *setting = getenv("XGPU_CACHE");
     if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
         off(why, why_size, "XGPU_CACHE=%s", setting);
-        return -1;
+        return false;
     }
     char reason[300] = "";
     if (!xgpu__cache_dir(dir, size, reason, sizeof reason)) {
         off(why, why_size, "%s", reason);
-        return -1;
+        return false;
     }
-    if (xgpu__make_dirs(dir) != 0) {
-        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
-        return -1;
-    }
+    return true;
+}
+
+/* A descriptor of the existing folder `dir`, checked to be this user's
+ * and writable by nobody else; -1 with the reason otherwise, or with
+ * *missing set (and nothing said) when there is no such folder yet. */
+static int open_folder(const char *dir, char *why, size_t why_size, bool *missing) {
+    *missing = false;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        *missing = true;
+        return -1;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
         off(why, why_size, "%.400s is not a folder (%s)", dir, fd < 0 ? strerror(errno) : "fstat");
@@ -151,6 +161,54 @@ int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
         return -1;
     }
     return fd;
+}
+
+int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
+    if (!configured(dir, size, why, why_size)) {
+        return -1;
+    }
+    if (xgpu__make_dirs(dir) != 0) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        return -1;
+    }
+    bool missing;
+    int fd = open_folder(dir, why, why_size, &missing);
+    if (missing) { /* removed since it was made */
+        off(why, why_size, "%.400s is not a folder (%s)", dir, strerror(ENOENT));
+    }
+    return fd;
+}
+
+/* Whether xgpu__make_dirs could make the missing folder `dir`: its
+ * nearest existing parent is a folder this process may create entries
+ * in. False with the reason otherwise. Nothing is created. */
+static bool could_create(const char *dir, char *why, size_t why_size) {
+    char parent[XGPU__KCACHE_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    struct stat st;
+    for (;;) {
+        char *slash = strrchr(parent, '/');
+        if (!slash) {
+            return true; /* not reached: the path is absolute */
+        }
+        slash[slash == parent] = '\0'; /* "/x" leaves "/" */
+        if (stat(parent, &st) == 0) {
+            break;
+        }
+        if (errno != ENOENT) {
+            off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+            return false;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(ENOTDIR));
+        return false;
+    }
+    if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) != 0) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 void xgpu__kcache_key_make(xgpu__kcache_key *key, const char *const *parts, size_t count) {
@@ -461,8 +519,15 @@ xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
     }
     memset(info, 0, sizeof *info);
     info->limit_bytes = xgpu__kcache_limit_bytes();
-    int dir = xgpu__kcache_open(info->dir, sizeof info->dir, info->reason, sizeof info->reason);
-    info->enabled = dir >= 0;
+    /* Reported, never made: a folder not there yet is on when the first
+     * build could make it. */
+    bool missing = false;
+    int dir = -1;
+    if (configured(info->dir, sizeof info->dir, info->reason, sizeof info->reason)) {
+        dir = open_folder(info->dir, info->reason, sizeof info->reason, &missing);
+    }
+    info->enabled =
+        dir >= 0 || (missing && could_create(info->dir, info->reason, sizeof info->reason));
     DIR *d = dir >= 0 ? listing(dir) : NULL;
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {
