@@ -593,6 +593,68 @@ static void cache_info_creates_nothing(void **state) {
     assert_true(info.bytes > sizeof payload);
 }
 
+/* `base` and components of 200 characters up to `length` characters. */
+static void long_path(char *out, size_t size, const char *base, size_t length) {
+    size_t n = (size_t)snprintf(out, size, "%s", base);
+    while (n + 1 < length && n + 1 < size) {
+        out[n++] = '/';
+        for (size_t i = 0; i < 199 && n < length && n + 1 < size; i++) {
+            out[n++] = 'd';
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Folders near PATH_MAX: 4000 characters store whole entries, which the
+ * info counts; past what a path may have, the cache is off with that
+ * reason and nothing is made; the tuning database, whose lock and
+ * temporary files add to its name, is refused up front when they would
+ * not fit. */
+static void folders_near_path_max(void **state) {
+    (void)state;
+    static char path[5000], got[XGPU__KCACHE_PATH_MAX], why[600];
+    long_path(path, sizeof path, dir, 4000);
+    assert_int_equal(strlen(path), 4000);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    int d = xgpu__kcache_open(got, sizeof got, why, sizeof why);
+    assert_true(d >= 0);
+    xgpu__kcache_key k;
+    key_of(&k, "long");
+    static const unsigned char payload[200] = {7};
+    xgpu__kcache_write(d, &k, payload, sizeof payload);
+    size_t size = 0;
+    unsigned char *back = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(back);
+    free(back);
+    close(d);
+    xgpu_cache_info info;
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_int_equal(info.entries, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_SUCCESS);
+    /* Past PATH_MAX: off, said so, nothing made. */
+    char top[400];
+    snprintf(top, sizeof top, "%s/over", dir);
+    long_path(path, sizeof path, top, 4200);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    assert_true(xgpu__kcache_open(got, sizeof got, why, sizeof why) < 0);
+    assert_non_null(strstr(why, "4200 characters long"));
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_false(info.enabled);
+    assert_non_null(strstr(info.reason, "4200 characters long"));
+    assert_false(exists(top));
+    /* The tuning database within its suffixes of PATH_MAX. */
+    long_path(path, sizeof path, top, 4080);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(xgpu_last_error()->message, "lock and temporary files"));
+    setenv("XGPU_TUNE_DB", path, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_ERROR_UNSUPPORTED);
+    unsetenv("XGPU_TUNE_DB");
+    assert_false(exists(top));
+    setenv("XGPU_CACHE_DIR", dir, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(the_checked_folder_is_the_one_used, make_dir, remove_dir),
@@ -610,6 +672,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(a_damaged_entry_never_takes_a_good_one_with_it, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(cache_info_creates_nothing, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(folders_near_path_max, make_dir, remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }

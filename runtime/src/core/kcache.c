@@ -105,8 +105,15 @@ bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size) {
         snprintf(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
         return false;
     }
-    if (n < 0 || (size_t)n >= size || dir[0] != '/') {
-        snprintf(why, why_size, "'%.200s' is not an absolute path that fits", dir);
+    if (n < 0 || (size_t)n >= size) {
+        snprintf(why, why_size,
+                 "the cache folder's path is %d characters long, more than the %zu a path may "
+                 "have ('%.100s...')",
+                 n, size - 1, dir);
+        return false;
+    }
+    if (dir[0] != '/') {
+        snprintf(why, why_size, "'%.200s' is not an absolute path", dir);
         return false;
     }
     /* Trailing slashes would let O_NOFOLLOW follow a symbolic link. */
