@@ -1,5 +1,6 @@
 /* OpenCL programs, kernels and launches. */
 #include "cl_internal.h"
+#include "cl_pocl_binary.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -103,6 +104,14 @@ xgpu_status ocl__program_binary(void *program, void **data, size_t *size) {
     if (err != CL_SUCCESS) {
         free(buf);
         return ocl__fail(err, "clGetProgramInfo", "CL_PROGRAM_BINARIES");
+    }
+    /* Kept in the kernel cache, it would abort every process that loads
+     * it; the build itself is whole. */
+    if (ocl__pocl_binary_partial(buf, n)) {
+        free(buf);
+        return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_UNSUPPORTED, 0, NULL,
+                                    "pocl's binary lacks files of its own kernel cache (another "
+                                    "process was compiling the same program; pocl before 6.0)");
     }
     *data = buf;
     *size = n;

@@ -286,9 +286,11 @@ typedef struct xgpu_event xgpu_event;
 /* Handles and lifetimes.
  *
  * Every handle is checked against a registry of live objects before it is
- * used, without reading the memory it points to: NULL, a handle of another
- * type, a released handle (double release, use after release) and a pointer
- * that never was a handle all give XGPU_ERROR_INVALID_HANDLE. Devices live
+ * used. A handle is not the object's address (never dereference one): it
+ * names a slot of the registry and a generation, so a released handle is
+ * never taken for an object made after it. NULL, a handle of another type,
+ * a released handle (double release, use after release) and a pointer that
+ * never was a handle all give XGPU_ERROR_INVALID_HANDLE. Devices live
  * as long as the process. Every other object lives from its create call to
  * its release call; a release takes the handle out of the registry at once,
  * even when the object behind it lives on as described below:

@@ -2,7 +2,8 @@
  * source comes from the cache and runs the same; damaged entries are
  * rebuilt; the cache off or unwritable only means compiling; 16 processes
  * building the same programs at once all succeed and leave whole entries.
- * Each test gets a cache folder of its own (XGPU_CACHE_DIR). */
+ * Each test gets a cache folder of its own (XGPU_CACHE_DIR), and the 16
+ * processes a pocl cache of their own (POCL_CACHE_DIR, see there). */
 #define _GNU_SOURCE
 #include "harness.h"
 
@@ -217,17 +218,49 @@ static void a_build_that_includes_files_sees_an_edited_header(void **state) {
     remove_dir();
 }
 
+/* Runs `argv` (this program as a child) and waits for it; its exit
+ * status, or -1 when it did not exit. */
+static int run_child(char **argv) {
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, self, NULL, NULL, argv, environ), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* 16 processes at once, each building the same three programs on this
  * device from an empty cache: every one succeeds, and what they leave is
- * three whole entries that a 17th process loads. */
+ * three whole entries that a 17th process loads.
+ *
+ * pocl keeps a kernel cache of its own (POCL_CACHE_DIR, else
+ * ~/.cache/pocl), which before pocl 6.0 is not safe for processes that
+ * compile the same program at once: its pocl_write_file removes an
+ * existing program.bc before renaming its own over it, and a process
+ * between the two finds it gone ("pocl_remove(.../program.bc) failed",
+ * then CL_BUILD_PROGRAM_FAILURE with an empty log; pocl issue #1480, fixed
+ * by pocl commit 01e32a9). With pocl's cache cold, that failed a child in
+ * 11 of 25 runs here; warm, never, which is why the test failed only on
+ * the first run after the sources changed. So the children get a pocl
+ * cache of their own, warmed first by one child alone: pocl only reads
+ * it, and what runs at once is xgpu's own cache. */
 static void sixteen_processes_at_once(void **state) {
     (void)state;
     fresh_dir();
-    char path[64];
+    char pocl_dir[64], warm_dir[300], path[64];
+    snprintf(pocl_dir, sizeof pocl_dir, "/tmp/xgpu-cache-conformance-pocl-XXXXXX");
+    assert_non_null(mkdtemp(pocl_dir));
+    const char *pocl_was = getenv("POCL_CACHE_DIR");
+    char *pocl_saved = pocl_was ? strdup(pocl_was) : NULL;
+    setenv("POCL_CACHE_DIR", pocl_dir, 1);
     snprintf(path, sizeof path, "%s:%u", xt.info.backend, xt.info.backend_index);
+    char *argv[] = {self, "--child", path, "built", NULL};
+    /* The warm-up builds into a cache folder of its own. */
+    snprintf(warm_dir, sizeof warm_dir, "%s/warm", pocl_dir);
+    setenv("XGPU_CACHE_DIR", warm_dir, 1);
+    assert_int_equal(run_child(argv), 0);
+    setenv("XGPU_CACHE_DIR", dir, 1);
     enum { PROCS = 16 };
     pid_t pids[PROCS];
-    char *argv[] = {self, "--child", path, "built", NULL};
     for (int i = 0; i < PROCS; i++) {
         assert_int_equal(posix_spawn(&pids[i], self, NULL, NULL, argv, environ), 0);
     }
@@ -243,12 +276,16 @@ static void sixteen_processes_at_once(void **state) {
     assert_int_equal(entries, 3);
     assert_int_equal(temporaries, 0);
     argv[3] = "cached";
-    pid_t last;
-    assert_int_equal(posix_spawn(&last, self, NULL, NULL, argv, environ), 0);
-    int status = 0;
-    assert_int_equal(waitpid(last, &status, 0), last);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(run_child(argv), 0);
+    if (pocl_saved) {
+        setenv("POCL_CACHE_DIR", pocl_saved, 1);
+        free(pocl_saved);
+    } else {
+        unsetenv("POCL_CACHE_DIR");
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pocl_dir);
+    assert_int_equal(system(cmd), 0);
     remove_dir();
 }
 

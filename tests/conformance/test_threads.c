@@ -1,5 +1,6 @@
 /* Several threads, each with its own queue, sharing one context and one
- * kernel; one more thread builds a program meanwhile. */
+ * kernel; one more thread builds a program meanwhile. Handles checked while
+ * other threads make and release objects. */
 #include "harness.h"
 
 #include <pthread.h>
@@ -116,9 +117,61 @@ static void threads_with_own_queues(void **state) {
     XT_OK(xgpu_program_release(p));
 }
 
+/* Handles are checked without a lock while other threads make and release
+ * objects, reusing the registry's slots: a stale handle is refused and a
+ * live one accepted throughout. */
+typedef struct churner {
+    xgpu_buffer *live, *stale;
+    int errors;
+    char message[256];
+} churner;
+
+static void *churn(void *arg) {
+    churner *c = arg;
+    for (int i = 0; i < 2000 && !c->errors; i++) {
+        xgpu_buffer *b = NULL;
+        size_t size = 0;
+        if (xgpu_buffer_create(xt.ctx, 32, &b) != XGPU_SUCCESS ||
+            xgpu_buffer_size(c->live, &size) != XGPU_SUCCESS || size != 48 ||
+            xgpu_buffer_size(c->stale, &size) != XGPU_ERROR_INVALID_HANDLE ||
+            xgpu_buffer_size(b, &size) != XGPU_SUCCESS || size != 32 ||
+            xgpu_buffer_release(b) != XGPU_SUCCESS) {
+            snprintf(c->message, sizeof c->message, "round %d: %s", i, xgpu_last_error()->message);
+            c->errors++;
+        }
+    }
+    return NULL;
+}
+
+static void handles_checked_while_others_come_and_go(void **state) {
+    (void)state;
+    xgpu_buffer *live = NULL, *stale = NULL;
+    XT_OK(xgpu_buffer_create(xt.ctx, 48, &live));
+    XT_OK(xgpu_buffer_create(xt.ctx, 48, &stale));
+    XT_OK(xgpu_buffer_release(stale));
+    pthread_t tid[THREADS];
+    churner c[THREADS];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < THREADS; i++) {
+        c[i].live = live;
+        c[i].stale = stale;
+        assert_int_equal(pthread_create(&tid[i], NULL, churn, &c[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        if (c[i].errors) {
+            fail_msg("thread %d: %s", i, c[i].message);
+        }
+    }
+    XT_OK(xgpu_buffer_release(live));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_with_own_queues),
+        cmocka_unit_test(handles_checked_while_others_come_and_go),
     };
     return XT_RUN("threads", tests);
 }

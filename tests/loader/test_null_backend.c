@@ -1,7 +1,9 @@
 /* The null backend through the public API, with XGPU_BACKENDS=null as
  * CTest sets it: every object can be made, a launch runs end to end and
  * does nothing, and the core's checks still refuse bad launches (it is
- * what gpubench's core-overhead row times, so it must be the real path). */
+ * what gpubench's core-overhead row times, so it must be the real path).
+ * With no vendor allocating in between, it is also where a stale handle
+ * would meet a new object at its old address. */
 #include <xgpu.h>
 
 #include <setjmp.h>
@@ -68,9 +70,56 @@ static void launches_run_end_to_end_and_do_nothing(void **state) {
     assert_int_equal(xgpu_context_release(ctx), XGPU_SUCCESS);
 }
 
+/* A released handle never names a new object, however many come and go
+ * after it. Here, with no vendor allocations in between, the registry's
+ * old ring of 256 releases let the 257th buffer be made at the stale
+ * handle's address and answer to it. */
+static void a_stale_handle_never_names_a_new_object(void **state) {
+    (void)state;
+    enum { ROUNDS = 1000 };
+    xgpu_device *dev = NULL;
+    xgpu_context *ctx = NULL;
+    assert_int_equal(xgpu_device_select("null", &dev), XGPU_SUCCESS);
+    assert_int_equal(xgpu_context_create(dev, &ctx), XGPU_SUCCESS);
+    /* Buffers made and released first: malloc's per-thread cache is full
+     * by then, and the stale buffer's memory goes where the next
+     * allocation of its size looks first once it is freed. */
+    for (int i = 0; i < ROUNDS; i++) {
+        xgpu_buffer *b = NULL;
+        assert_int_equal(xgpu_buffer_create(ctx, 128, &b), XGPU_SUCCESS);
+        assert_int_equal(xgpu_buffer_release(b), XGPU_SUCCESS);
+    }
+    xgpu_buffer *stale = NULL;
+    assert_int_equal(xgpu_buffer_create(ctx, 64, &stale), XGPU_SUCCESS);
+    assert_int_equal(xgpu_buffer_release(stale), XGPU_SUCCESS);
+    static xgpu_buffer *kept[ROUNDS];
+    for (int i = 0; i < 2 * ROUNDS; i++) {
+        xgpu_buffer *b = NULL;
+        size_t size = 0;
+        assert_int_equal(xgpu_buffer_create(ctx, 128, &b), XGPU_SUCCESS);
+        if (b == stale || xgpu_buffer_size(stale, &size) != XGPU_ERROR_INVALID_HANDLE) {
+            fail_msg("buffer %d answers to the stale handle", i);
+        }
+        assert_non_null(strstr(xgpu_last_error()->message, "already released"));
+        assert_int_equal(xgpu_buffer_size(b, &size), XGPU_SUCCESS);
+        assert_int_equal(size, 128);
+        if (i < ROUNDS) {
+            assert_int_equal(xgpu_buffer_release(b), XGPU_SUCCESS);
+        } else {
+            kept[i - ROUNDS] = b;
+        }
+    }
+    assert_int_equal(xgpu_buffer_release(stale), XGPU_ERROR_INVALID_HANDLE);
+    for (int i = 0; i < ROUNDS; i++) {
+        assert_int_equal(xgpu_buffer_release(kept[i]), XGPU_SUCCESS);
+    }
+    assert_int_equal(xgpu_context_release(ctx), XGPU_SUCCESS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(launches_run_end_to_end_and_do_nothing),
+        cmocka_unit_test(a_stale_handle_never_names_a_new_object),
     };
     return cmocka_run_group_tests_name("null backend", tests, NULL, NULL);
 }

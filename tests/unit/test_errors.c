@@ -63,17 +63,25 @@ static void handle_checks_name_the_problem(void **state) {
                      XGPU_ERROR_INVALID_HANDLE);
     assert_non_null(strstr(xgpu_last_error()->message, "not a live xgpu handle"));
     static char object;
-    assert_int_equal(xgpu__handle_add(&object, XGPU__MAGIC_BUFFER, "f"), XGPU_SUCCESS);
-    assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_QUEUE, "f", "queue"),
-                     XGPU_ERROR_INVALID_HANDLE);
-    assert_non_null(strstr(xgpu_last_error()->message, "another type"));
-    assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
-    /* Of two takes, one wins. */
-    assert_int_equal(xgpu__handle_take(&object, XGPU__MAGIC_BUFFER, "f", "buffer"), XGPU_SUCCESS);
-    assert_int_equal(xgpu__handle_take(&object, XGPU__MAGIC_BUFFER, "f", "buffer"),
-                     XGPU_ERROR_INVALID_HANDLE);
+    void *h = NULL, *found = NULL;
+    assert_int_equal(xgpu__handle_add(&object, XGPU__MAGIC_BUFFER, "f", &h), XGPU_SUCCESS);
+    assert_ptr_not_equal(h, &object); /* a handle is not the object's address */
     assert_int_equal(xgpu__handle_check(&object, XGPU__MAGIC_BUFFER, "f", "buffer"),
                      XGPU_ERROR_INVALID_HANDLE);
+    assert_int_equal(xgpu__handle_check(h, XGPU__MAGIC_QUEUE, "f", "queue"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_non_null(strstr(xgpu_last_error()->message, "another type"));
+    assert_int_equal(xgpu__handle_get(h, XGPU__MAGIC_BUFFER, "f", "buffer", &found), XGPU_SUCCESS);
+    assert_ptr_equal(found, &object);
+    /* Of two takes, one wins. */
+    assert_int_equal(xgpu__handle_take(h, XGPU__MAGIC_BUFFER, "f", "buffer", &found), XGPU_SUCCESS);
+    assert_ptr_equal(found, &object);
+    assert_int_equal(xgpu__handle_take(h, XGPU__MAGIC_BUFFER, "f", "buffer", &found),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_null(found);
+    assert_int_equal(xgpu__handle_check(h, XGPU__MAGIC_BUFFER, "f", "buffer"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_non_null(strstr(xgpu_last_error()->message, "already released"));
 }
 
 /* The registry grows and shrinks through many entries without losing any. */
@@ -81,18 +89,53 @@ static void handle_registry_holds_thousands(void **state) {
     (void)state;
     enum { N = 5000 };
     static char objects[N];
+    static void *handles[N];
     for (int i = 0; i < N; i++) {
-        assert_int_equal(xgpu__handle_add(&objects[i], XGPU__MAGIC_EVENT, "f"), XGPU_SUCCESS);
+        assert_int_equal(xgpu__handle_add(&objects[i], XGPU__MAGIC_EVENT, "f", &handles[i]),
+                         XGPU_SUCCESS);
     }
     for (int i = 0; i < N; i += 2) {
-        xgpu__handle_remove(&objects[i]);
+        xgpu__handle_remove(handles[i], XGPU__MAGIC_EVENT);
     }
     for (int i = 0; i < N; i++) {
         xgpu_status want = i % 2 ? XGPU_SUCCESS : XGPU_ERROR_INVALID_HANDLE;
-        assert_int_equal(xgpu__handle_check(&objects[i], XGPU__MAGIC_EVENT, "f", "e"), want);
+        void *found = NULL;
+        assert_int_equal(xgpu__handle_get(handles[i], XGPU__MAGIC_EVENT, "f", "e", &found), want);
+        assert_ptr_equal(found, i % 2 ? &objects[i] : NULL);
     }
     for (int i = 1; i < N; i += 2) {
-        xgpu__handle_remove(&objects[i]);
+        xgpu__handle_remove(handles[i], XGPU__MAGIC_EVENT);
+    }
+}
+
+/* A slot used again and again never answers to an old handle: each use is
+ * a new generation. The ring of 256 released addresses that came before
+ * let the 257th object at the same address answer to a stale pointer. */
+static void stale_handles_stay_stale(void **state) {
+    (void)state;
+    static char first, other;
+    void *stale = NULL, *h = NULL, *found = NULL;
+    assert_int_equal(xgpu__handle_add(&first, XGPU__MAGIC_BUFFER, "f", &stale), XGPU_SUCCESS);
+    xgpu__handle_remove(stale, XGPU__MAGIC_BUFFER);
+    for (int i = 0; i < 100000; i++) {
+        assert_int_equal(xgpu__handle_add(&other, XGPU__MAGIC_BUFFER, "f", &h), XGPU_SUCCESS);
+        assert_ptr_not_equal(h, stale);
+        if (xgpu__handle_get(stale, XGPU__MAGIC_BUFFER, "f", "buffer", &found) == XGPU_SUCCESS) {
+            fail_msg("object %d answers to the stale handle", i);
+        }
+        assert_int_equal(xgpu__handle_get(h, XGPU__MAGIC_BUFFER, "f", "buffer", &found),
+                         XGPU_SUCCESS);
+        xgpu__handle_remove(h, XGPU__MAGIC_BUFFER);
+    }
+    assert_int_equal(xgpu__handle_check(stale, XGPU__MAGIC_BUFFER, "f", "buffer"),
+                     XGPU_ERROR_INVALID_HANDLE);
+    assert_non_null(strstr(xgpu_last_error()->message, "already released"));
+    /* A generation never handed out yet is made up, not released. */
+    void *ahead = (void *)((uintptr_t)h + ((uintptr_t)1000000 << 31 << 1));
+    if (sizeof(void *) > 4) {
+        assert_int_equal(xgpu__handle_check(ahead, XGPU__MAGIC_BUFFER, "f", "buffer"),
+                         XGPU_ERROR_INVALID_HANDLE);
+        assert_non_null(strstr(xgpu_last_error()->message, "not a live xgpu handle"));
     }
 }
 
@@ -119,6 +162,7 @@ int main(void) {
         cmocka_unit_test(last_error_is_per_thread),
         cmocka_unit_test(handle_checks_name_the_problem),
         cmocka_unit_test(handle_registry_holds_thousands),
+        cmocka_unit_test(stale_handles_stay_stale),
         cmocka_unit_test(bytes_are_formatted_with_units),
         cmocka_unit_test(versions_agree),
     };

@@ -15,11 +15,45 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+/* renameat and unlinkat are wrapped (-Wl,--wrap, see CMakeLists.txt): armed
+ * with an entry's name, the first call that names it first stores a good
+ * entry under it, as another process finishing a build at that moment. */
+static struct {
+    bool armed, fired;
+    int dir;
+    char name[96];
+    const xgpu__kcache_key *key;
+    const void *data;
+    size_t size;
+} meanwhile;
+
+int __real_renameat(int olddir, const char *oldpath, int newdir, const char *newpath);
+int __real_unlinkat(int dir, const char *path, int flags);
+
+static void store_meanwhile(const char *path) {
+    if (meanwhile.armed && !strcmp(path, meanwhile.name)) {
+        meanwhile.armed = false;
+        meanwhile.fired = true;
+        xgpu__kcache_write(meanwhile.dir, meanwhile.key, meanwhile.data, meanwhile.size);
+    }
+}
+
+int __wrap_renameat(int olddir, const char *oldpath, int newdir, const char *newpath) {
+    store_meanwhile(oldpath);
+    return __real_renameat(olddir, oldpath, newdir, newpath);
+}
+
+int __wrap_unlinkat(int dir, const char *path, int flags) {
+    store_meanwhile(path);
+    return __real_unlinkat(dir, path, flags);
+}
 
 static void hex(const unsigned char *h, char *out) {
     for (int i = 0; i < XGPU__SHA256_SIZE; i++) {
@@ -464,6 +498,163 @@ static void the_checked_folder_is_the_one_used(void **state) {
     setenv("XGPU_CACHE_DIR", dir, 1);
 }
 
+/* A damaged entry is removed without taking a good one with it: another
+ * process may rename a whole entry over the name between this process's
+ * read of the damaged one and its removal (removing by name then cost a
+ * rebuild). */
+static void a_damaged_entry_never_takes_a_good_one_with_it(void **state) {
+    (void)state;
+    int d = open_cache();
+    xgpu__kcache_key k;
+    key_of(&k, "raced");
+    static const unsigned char bad[] = "first build", good[] = "second build";
+    xgpu__kcache_write(d, &k, bad, sizeof bad);
+    char path[600];
+    entry_file(path, sizeof path, &k);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, -1, SEEK_END), 0);
+    fputc('!', f); /* its checksum no longer matches */
+    fclose(f);
+    meanwhile.armed = true;
+    meanwhile.fired = false;
+    meanwhile.dir = d;
+    snprintf(meanwhile.name, sizeof meanwhile.name, "%s.xkc", k.hex);
+    meanwhile.key = &k;
+    meanwhile.data = good;
+    meanwhile.size = sizeof good;
+    size_t size = 0;
+    assert_null(xgpu__kcache_read(d, &k, &size)); /* the damaged one */
+    assert_true(meanwhile.fired);                 /* the good one came between */
+    unsigned char *got = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(got);
+    assert_int_equal(size, sizeof good);
+    assert_memory_equal(got, good, sizeof good);
+    free(got);
+    /* Nothing left aside. */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "! ls '%s' | grep -q tmp", dir);
+    assert_int_equal(system(cmd), 0);
+    /* Without a race, a damaged entry is gone and nothing is left. */
+    f = fopen(path, "r+b");
+    assert_non_null(f);
+    fputc('!', f);
+    fclose(f);
+    assert_null(xgpu__kcache_read(d, &k, &size));
+    assert_int_equal(file_size(path), -1);
+    assert_int_equal(system(cmd), 0);
+    close(d);
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* xgpu_cache_get_info reports without creating anything: a folder not
+ * made yet is on (the first build makes it) with nothing in it, one that
+ * could not be made is off with the reason. */
+static void cache_info_creates_nothing(void **state) {
+    (void)state;
+    char sub[400], top[400];
+    snprintf(top, sizeof top, "%s/not", dir);
+    snprintf(sub, sizeof sub, "%s/not/yet/made", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    xgpu_cache_info info;
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_string_equal(info.dir, sub);
+    assert_string_equal(info.reason, "");
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(info.bytes, 0);
+    assert_false(exists(top));
+    /* Under a file: off, and why. */
+    snprintf(top, sizeof top, "%s/file", dir);
+    FILE *f = fopen(top, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(sub, sizeof sub, "%s/file/cache", dir);
+    setenv("XGPU_CACHE_DIR", sub, 1);
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_false(info.enabled);
+    assert_non_null(strstr(info.reason, strerror(ENOTDIR)));
+    assert_false(exists(sub));
+    /* Made by a build: on, with what it holds. */
+    setenv("XGPU_CACHE_DIR", dir, 1);
+    int d = open_cache();
+    xgpu__kcache_key k;
+    key_of(&k, "counted");
+    static const unsigned char payload[100] = {1};
+    xgpu__kcache_write(d, &k, payload, sizeof payload);
+    close(d);
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_int_equal(info.entries, 1);
+    assert_true(info.bytes > sizeof payload);
+}
+
+/* `base` and components of 200 characters up to `length` characters. */
+static void long_path(char *out, size_t size, const char *base, size_t length) {
+    size_t n = (size_t)snprintf(out, size, "%s", base);
+    while (n + 1 < length && n + 1 < size) {
+        out[n++] = '/';
+        for (size_t i = 0; i < 199 && n < length && n + 1 < size; i++) {
+            out[n++] = 'd';
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Folders near PATH_MAX: 4000 characters store whole entries, which the
+ * info counts; past what a path may have, the cache is off with that
+ * reason and nothing is made; the tuning database, whose lock and
+ * temporary files add to its name, is refused up front when they would
+ * not fit. */
+static void folders_near_path_max(void **state) {
+    (void)state;
+    static char path[5000], got[XGPU__KCACHE_PATH_MAX], why[600];
+    long_path(path, sizeof path, dir, 4000);
+    assert_int_equal(strlen(path), 4000);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    int d = xgpu__kcache_open(got, sizeof got, why, sizeof why);
+    assert_true(d >= 0);
+    xgpu__kcache_key k;
+    key_of(&k, "long");
+    static const unsigned char payload[200] = {7};
+    xgpu__kcache_write(d, &k, payload, sizeof payload);
+    size_t size = 0;
+    unsigned char *back = xgpu__kcache_read(d, &k, &size);
+    assert_non_null(back);
+    free(back);
+    close(d);
+    xgpu_cache_info info;
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_true(info.enabled);
+    assert_int_equal(info.entries, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_SUCCESS);
+    /* Past PATH_MAX: off, said so, nothing made. */
+    char top[400];
+    snprintf(top, sizeof top, "%s/over", dir);
+    long_path(path, sizeof path, top, 4200);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    assert_true(xgpu__kcache_open(got, sizeof got, why, sizeof why) < 0);
+    assert_non_null(strstr(why, "4200 characters long"));
+    assert_int_equal(xgpu_cache_get_info(&info), XGPU_SUCCESS);
+    assert_false(info.enabled);
+    assert_non_null(strstr(info.reason, "4200 characters long"));
+    assert_false(exists(top));
+    /* The tuning database within its suffixes of PATH_MAX. */
+    long_path(path, sizeof path, top, 4080);
+    setenv("XGPU_CACHE_DIR", path, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(xgpu_last_error()->message, "lock and temporary files"));
+    setenv("XGPU_TUNE_DB", path, 1);
+    assert_int_equal(xgpu_tune_db_path(got, sizeof got), XGPU_ERROR_UNSUPPORTED);
+    unsetenv("XGPU_TUNE_DB");
+    assert_false(exists(top));
+    setenv("XGPU_CACHE_DIR", dir, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(the_checked_folder_is_the_one_used, make_dir, remove_dir),
@@ -478,6 +669,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(concurrent_evictions_stop_at_the_bound, make_dir,
                                         remove_dir),
         cmocka_unit_test_setup_teardown(stale_temporaries_of_any_length_go, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_damaged_entry_never_takes_a_good_one_with_it, make_dir,
+                                        remove_dir),
+        cmocka_unit_test_setup_teardown(cache_info_creates_nothing, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(folders_near_path_max, make_dir, remove_dir),
     };
     return cmocka_run_group_tests_name("kcache", tests, NULL, NULL);
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_buffer *buf,
+xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu__buffer *buf,
                                size_t offset, size_t size) {
     if (size == 0) {
         return xgpu__fail(XGPU_ERROR_INVALID_SIZE, "%s: size is 0", func);
@@ -20,7 +20,7 @@ xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_bu
     return XGPU_SUCCESS;
 }
 
-static xgpu_status check_same_context(const char *func, const xgpu_queue *q, const xgpu_buffer *b,
+static xgpu_status check_same_context(const char *func, const xgpu__queue *q, const xgpu__buffer *b,
                                       const char *what) {
     if (q->context != b->context) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
@@ -30,7 +30,7 @@ static xgpu_status check_same_context(const char *func, const xgpu_queue *q, con
 }
 
 /* The context is pinned (counted live) by the caller. */
-static xgpu_status buffer_create(const char *func, xgpu_context *context, size_t size,
+static xgpu_status buffer_create(const char *func, xgpu__context *context, size_t size,
                                  xgpu_buffer **buffer) {
     if (size == 0) {
         return xgpu__fail(XGPU_ERROR_INVALID_SIZE, "%s: size is 0", func);
@@ -51,7 +51,7 @@ static xgpu_status buffer_create(const char *func, xgpu_context *context, size_t
                           "(%s) is %s",
                           func, asked, info->backend, info->backend_index, info->name, have);
     }
-    xgpu_buffer *b = calloc(1, sizeof *b);
+    xgpu__buffer *b = calloc(1, sizeof *b);
     if (!b) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: malloc failed", func);
     }
@@ -62,13 +62,13 @@ static xgpu_status buffer_create(const char *func, xgpu_context *context, size_t
     }
     b->context = context;
     b->size = size;
-    st = xgpu__handle_add(b, XGPU__MAGIC_BUFFER, func);
+    st = xgpu__handle_add(b, XGPU__MAGIC_BUFFER, func, (void **)&b->self);
     if (st != XGPU_SUCCESS) {
         context->ops->buffer_release(b->handle);
         free(b);
         return st;
     }
-    *buffer = b;
+    *buffer = b->self;
     return XGPU_SUCCESS;
 }
 
@@ -77,10 +77,11 @@ xgpu_status xgpu_buffer_create(xgpu_context *context, size_t size, xgpu_buffer *
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", __func__);
     }
     *buffer = NULL;
-    XGPU__PIN_OR_RETURN(context, __func__);
-    xgpu_status st = buffer_create(__func__, context, size, buffer);
+    xgpu__context *c;
+    XGPU__OK_OR_RETURN(xgpu__context_pin(context, __func__, &c));
+    xgpu_status st = buffer_create(__func__, c, size, buffer);
     if (st != XGPU_SUCCESS) {
-        xgpu__context_unpin(context);
+        xgpu__context_unpin(c);
     }
     return st;
 }
@@ -89,85 +90,91 @@ xgpu_status xgpu_buffer_release(xgpu_buffer *buffer) {
     if (!buffer) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
-    buffer->context->ops->buffer_release(buffer->handle);
-    xgpu__context_unpin(buffer->context);
-    xgpu__handle_retire(buffer);
+    xgpu__buffer *b;
+    XGPU__OK_OR_RETURN(xgpu__buffer_take(buffer, __func__, "buffer", &b));
+    b->context->ops->buffer_release(b->handle);
+    xgpu__context_unpin(b->context);
+    free(b);
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_buffer_native(const xgpu_buffer *buffer, void **native) {
-    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
+    xgpu__buffer *b;
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(buffer, __func__, "buffer", &b));
     if (!native) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: native is NULL", __func__);
     }
-    const xgpu_backend_ops *ops = buffer->context->ops;
-    return ops->buffer_native(buffer->handle, native);
+    return b->context->ops->buffer_native(b->handle, native);
 }
 
 xgpu_status xgpu_queue_native(const xgpu_queue *queue, void **native) {
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
+    xgpu__queue *q;
+    XGPU__OK_OR_RETURN(xgpu__queue_get(queue, __func__, "queue", &q));
     if (!native) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: native is NULL", __func__);
     }
-    const xgpu_backend_ops *ops = queue->context->ops;
-    return ops->queue_native(queue->handle, native);
+    return q->context->ops->queue_native(q->handle, native);
 }
 
 xgpu_status xgpu_buffer_size(const xgpu_buffer *buffer, size_t *size) {
-    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
+    xgpu__buffer *b;
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(buffer, __func__, "buffer", &b));
     if (!size) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: size is NULL", __func__);
     }
-    *size = buffer->size;
+    *size = b->size;
     return XGPU_SUCCESS;
 }
 
-/* Common checks of a host<->device transfer. */
+/* Common checks of a host<->device transfer; the objects in *q and *b. */
 static xgpu_status check_transfer(const char *func, xgpu_queue *queue, xgpu_buffer *buf,
-                                  size_t offset, const void *host, size_t size,
-                                  xgpu_event **event) {
+                                  size_t offset, const void *host, size_t size, xgpu_event **event,
+                                  xgpu__queue **q, xgpu__buffer **b) {
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
-    XGPU__CHECK_OR_RETURN(buf, XGPU__MAGIC_BUFFER, func, "buffer");
-    xgpu_status st = check_same_context(func, queue, buf, "buffer");
+    XGPU__OK_OR_RETURN(xgpu__queue_get(queue, func, "queue", q));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(buf, func, "buffer", b));
+    xgpu_status st = check_same_context(func, *q, *b, "buffer");
     if (st != XGPU_SUCCESS) {
         return st;
     }
     if (!host) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", func);
     }
-    return xgpu__buffer_range(func, "buffer", buf, offset, size);
+    return xgpu__buffer_range(func, "buffer", *b, offset, size);
 }
 
 xgpu_status xgpu_buffer_write(xgpu_queue *queue, xgpu_buffer *dst, size_t dst_offset,
                               const void *src, size_t size, bool blocking, xgpu_event **event) {
-    xgpu_status st = check_transfer(__func__, queue, dst, dst_offset, src, size, event);
+    xgpu__queue *q;
+    xgpu__buffer *b;
+    xgpu_status st = check_transfer(__func__, queue, dst, dst_offset, src, size, event, &q, &b);
     if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
-    st = queue->context->ops->buffer_write(queue->handle, dst->handle, dst_offset, src, size,
-                                           blocking, event ? &ev : NULL);
-    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
+    st = q->context->ops->buffer_write(q->handle, b->handle, dst_offset, src, size, blocking,
+                                       event ? &ev : NULL);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(q->context, ev, event);
 }
 
 xgpu_status xgpu_buffer_read(xgpu_queue *queue, xgpu_buffer *src, size_t src_offset, void *dst,
                              size_t size, bool blocking, xgpu_event **event) {
-    xgpu_status st = check_transfer(__func__, queue, src, src_offset, dst, size, event);
+    xgpu__queue *q;
+    xgpu__buffer *b;
+    xgpu_status st = check_transfer(__func__, queue, src, src_offset, dst, size, event, &q, &b);
     if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
-    st = queue->context->ops->buffer_read(queue->handle, src->handle, src_offset, dst, size,
-                                          blocking, event ? &ev : NULL);
-    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
+    st = q->context->ops->buffer_read(q->handle, b->handle, src_offset, dst, size, blocking,
+                                      event ? &ev : NULL);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(q->context, ev, event);
 }
 
-xgpu_status xgpu__copy_ranges(const char *func, const xgpu_buffer *src, size_t src_offset,
-                              const xgpu_buffer *dst, size_t dst_offset, size_t size) {
+xgpu_status xgpu__copy_ranges(const char *func, const xgpu__buffer *src, size_t src_offset,
+                              const xgpu__buffer *dst, size_t dst_offset, size_t size) {
     xgpu_status st = xgpu__buffer_range(func, "src", src, src_offset, size);
     if (st == XGPU_SUCCESS) {
         st = xgpu__buffer_range(func, "dst", dst, dst_offset, size);
@@ -186,23 +193,25 @@ xgpu_status xgpu_buffer_copy(xgpu_queue *queue, xgpu_buffer *src, size_t src_off
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
-    XGPU__CHECK_OR_RETURN(src, XGPU__MAGIC_BUFFER, __func__, "src");
-    XGPU__CHECK_OR_RETURN(dst, XGPU__MAGIC_BUFFER, __func__, "dst");
-    xgpu_status st = check_same_context(__func__, queue, src, "src");
+    xgpu__queue *q;
+    xgpu__buffer *s, *d;
+    XGPU__OK_OR_RETURN(xgpu__queue_get(queue, __func__, "queue", &q));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(src, __func__, "src", &s));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(dst, __func__, "dst", &d));
+    xgpu_status st = check_same_context(__func__, q, s, "src");
     if (st == XGPU_SUCCESS) {
-        st = check_same_context(__func__, queue, dst, "dst");
+        st = check_same_context(__func__, q, d, "dst");
     }
     if (st == XGPU_SUCCESS) {
-        st = xgpu__copy_ranges(__func__, src, src_offset, dst, dst_offset, size);
+        st = xgpu__copy_ranges(__func__, s, src_offset, d, dst_offset, size);
     }
     if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
-    st = queue->context->ops->buffer_copy(queue->handle, src->handle, src_offset, dst->handle,
-                                          dst_offset, size, event ? &ev : NULL);
-    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
+    st = q->context->ops->buffer_copy(q->handle, s->handle, src_offset, d->handle, dst_offset, size,
+                                      event ? &ev : NULL);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(q->context, ev, event);
 }
 
 xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void *buffer,
@@ -239,9 +248,11 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
-    XGPU__CHECK_OR_RETURN(buffer, XGPU__MAGIC_BUFFER, __func__, "buffer");
-    xgpu_status st = check_same_context(__func__, queue, buffer, "buffer");
+    xgpu__queue *q;
+    xgpu__buffer *b;
+    XGPU__OK_OR_RETURN(xgpu__queue_get(queue, __func__, "queue", &q));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(buffer, __func__, "buffer", &b));
+    xgpu_status st = check_same_context(__func__, q, b, "buffer");
     if (st != XGPU_SUCCESS) {
         return st;
     }
@@ -258,25 +269,30 @@ xgpu_status xgpu_buffer_fill(xgpu_queue *queue, xgpu_buffer *buffer, size_t offs
                           "%s: offset %zu and size %zu must be multiples of pattern_size %zu",
                           __func__, offset, size, pattern_size);
     }
-    st = xgpu__buffer_range(__func__, "buffer", buffer, offset, size);
+    st = xgpu__buffer_range(__func__, "buffer", b, offset, size);
     if (st != XGPU_SUCCESS) {
         return st;
     }
     void *ev = NULL;
-    const xgpu_backend_ops *ops = queue->context->ops;
-    st = ops->buffer_fill(queue->handle, buffer->handle, offset, size, pattern, pattern_size,
+    const xgpu_backend_ops *ops = q->context->ops;
+    st = ops->buffer_fill(q->handle, b->handle, offset, size, pattern, pattern_size,
                           event ? &ev : NULL);
     if (st == XGPU_ERROR_UNSUPPORTED) { /* the default, or not for this pattern size */
-        st = xgpu__fill_by_copies(ops, queue->handle, buffer->handle, offset, size, pattern,
-                                  pattern_size, event ? &ev : NULL);
+        st = xgpu__fill_by_copies(ops, q->handle, b->handle, offset, size, pattern, pattern_size,
+                                  event ? &ev : NULL);
     }
-    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(queue->context, ev, event);
+    return st != XGPU_SUCCESS ? st : xgpu__event_wrap(q->context, ev, event);
+}
+
+/* The object of a buffer handle the caller has checked. */
+static xgpu__buffer *buffer_of(const xgpu_buffer *buffer) {
+    return xgpu__handle_object(buffer, XGPU__MAGIC_BUFFER);
 }
 
 xgpu_context *xgpu__buffer_context(const xgpu_buffer *buffer) {
-    return buffer->context;
+    return buffer_of(buffer)->context->self;
 }
 
 size_t xgpu__buffer_size(const xgpu_buffer *buffer) {
-    return buffer->size;
+    return buffer_of(buffer)->size;
 }

@@ -70,7 +70,9 @@ enum {
 
 /* SUCCESS when `handle` is a live object of type `magic`; otherwise
  * XGPU_ERROR_INVALID_HANDLE with "func: what is NULL", "... was already
- * released", ... The handle is never dereferenced. */
+ * released", ... A handle is a slot of the registry and a generation, not
+ * an address: it is never dereferenced, and a released one stays refused
+ * whatever is created after it. Lock-free. */
 xgpu_status xgpu__handle_check(const void *handle, uint32_t magic, const char *func,
                                const char *what);
 /* Returns from the calling function when a handle is invalid. */

@@ -13,42 +13,88 @@
 #include <stdatomic.h>
 
 /* ---- handle.c: the registry of live handles ---- */
-/* Enters a new object; XGPU_ERROR_OUT_OF_HOST_MEMORY when the registry
- * cannot grow. */
-xgpu_status xgpu__handle_add(void *object, uint32_t magic, const char *func);
-/* Like xgpu__handle_check, and on success takes the handle out of the
- * registry in the same step, so that of two racing releases one wins. */
-xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, const char *what);
-/* Returns from the calling function when a handle cannot be taken. */
-#define XGPU__TAKE_OR_RETURN(h, magic, func, what)                                                 \
-    do {                                                                                           \
-        xgpu_status take_st_ = xgpu__handle_take((h), (magic), (func), (what));                    \
-        if (take_st_ != XGPU_SUCCESS) {                                                            \
-            return take_st_;                                                                       \
-        }                                                                                          \
-    } while (0)
+/* The objects behind the handles. A handle (xgpu_buffer *, ...) is not
+ * the object's address: the public structs are never defined, so a handle
+ * cannot be dereferenced by mistake; xgpu__buffer_get & co. give the
+ * object, and each object keeps its own handle as `self`. */
+typedef struct xgpu__device xgpu__device;
+typedef struct xgpu__context xgpu__context;
+typedef struct xgpu__queue xgpu__queue;
+typedef struct xgpu__buffer xgpu__buffer;
+typedef struct xgpu__program xgpu__program;
+typedef struct xgpu__kernel xgpu__kernel;
+typedef struct xgpu__event xgpu__event;
+
+/* Enters a new object of type `magic`, its handle in *handle;
+ * XGPU_ERROR_OUT_OF_HOST_MEMORY when the registry cannot grow. */
+xgpu_status xgpu__handle_add(void *object, uint32_t magic, const char *func, void **handle);
+/* The object of a live handle of type `magic`; otherwise
+ * XGPU_ERROR_INVALID_HANDLE as xgpu__handle_check says it, *object NULL.
+ * Lock-free. */
+xgpu_status xgpu__handle_get(const void *handle, uint32_t magic, const char *func, const char *what,
+                             void **object);
+/* Like xgpu__handle_get, and on success takes the handle out of the
+ * registry in the same step, so that of two racing releases one wins. The
+ * object is the caller's to free. */
+xgpu_status xgpu__handle_take(const void *handle, uint32_t magic, const char *func,
+                              const char *what, void **object);
+/* The object of a handle already checked (the accessors of core.h), NULL
+ * when it is not live after all. */
+void *xgpu__handle_object(const void *handle, uint32_t magic);
+/* Takes a live handle of type `magic` out of the registry, if it is there
+ * (creation undone). */
+void xgpu__handle_remove(const void *handle, uint32_t magic);
 /* Checks a context handle and counts one more live object in it, in one
  * step under the registry's lock: a concurrent xgpu_context_release then
  * either sees the object (BUSY) or the creator sees a released handle. */
-xgpu_status xgpu__context_pin(xgpu_context *context, const char *func);
+xgpu_status xgpu__context_pin(const xgpu_context *context, const char *func,
+                              xgpu__context **object);
 /* Undoes a pin: the object was not made, or is released. */
-void xgpu__context_unpin(xgpu_context *context);
+void xgpu__context_unpin(xgpu__context *context);
 /* Takes a context out of the registry when nothing of it is alive (the
  * library's own cached objects aside), in the same step as the check;
  * XGPU_ERROR_BUSY (nothing changed, error not set) with *live otherwise. */
-xgpu_status xgpu__context_take_if_idle(xgpu_context *context, const char *func, long *live);
-/* Returns from the calling function when a context cannot be pinned. */
-#define XGPU__PIN_OR_RETURN(context, func)                                                         \
+xgpu_status xgpu__context_take_if_idle(const xgpu_context *context, const char *func, long *live,
+                                       xgpu__context **object);
+
+/* Typed forms, one pair per type: xgpu__buffer_get(handle, func, what,
+ * &object) and xgpu__buffer_take(...), and likewise for device, context,
+ * queue, program, kernel and event. */
+#define XGPU__HANDLE_TYPES(X)                                                                      \
+    X(device, XGPU__MAGIC_DEVICE)                                                                  \
+    X(context, XGPU__MAGIC_CONTEXT)                                                                \
+    X(queue, XGPU__MAGIC_QUEUE)                                                                    \
+    X(buffer, XGPU__MAGIC_BUFFER)                                                                  \
+    X(program, XGPU__MAGIC_PROGRAM)                                                                \
+    X(kernel, XGPU__MAGIC_KERNEL)                                                                  \
+    X(event, XGPU__MAGIC_EVENT)
+#define XGPU__HANDLE_FUNCTIONS(type, magic)                                                        \
+    static inline xgpu_status xgpu__##type##_get(const xgpu_##type *handle, const char *func,      \
+                                                 const char *what, xgpu__##type **object) {        \
+        void *found = NULL;                                                                        \
+        xgpu_status st = xgpu__handle_get(handle, (magic), func, what, &found);                    \
+        *object = found;                                                                           \
+        return st;                                                                                 \
+    }                                                                                              \
+    static inline xgpu_status xgpu__##type##_take(const xgpu_##type *handle, const char *func,     \
+                                                  const char *what, xgpu__##type **object) {       \
+        void *found = NULL;                                                                        \
+        xgpu_status st = xgpu__handle_take(handle, (magic), func, what, &found);                   \
+        *object = found;                                                                           \
+        return st;                                                                                 \
+    }
+XGPU__HANDLE_TYPES(XGPU__HANDLE_FUNCTIONS)
+#undef XGPU__HANDLE_FUNCTIONS
+
+/* Returns a failed lookup's status from the calling function: the one form
+ * for xgpu__buffer_get & co., xgpu__context_pin and the like. */
+#define XGPU__OK_OR_RETURN(call)                                                                   \
     do {                                                                                           \
-        xgpu_status pin_st_ = xgpu__context_pin((context), (func));                                \
-        if (pin_st_ != XGPU_SUCCESS) {                                                             \
-            return pin_st_;                                                                        \
+        xgpu_status ok_st_ = (call);                                                               \
+        if (ok_st_ != XGPU_SUCCESS) {                                                              \
+            return ok_st_;                                                                         \
         }                                                                                          \
     } while (0)
-/* Takes an object out of the registry, if it is there (creation undone). */
-void xgpu__handle_remove(void *handle);
-/* Frees a released object's memory later (see handle.c). */
-void xgpu__handle_retire(void *object);
 
 /* ---- error.c ---- */
 /* Keeps `log` as the calling thread's last build log. */
@@ -78,7 +124,8 @@ typedef struct xgpu__backend {
     uint32_t device_count;
 } xgpu__backend;
 
-struct xgpu_device {
+struct xgpu__device {
+    xgpu_device *self;
     xgpu__backend *backend;
     uint32_t index; /* within the backend */
     uint32_t global_index;
@@ -88,7 +135,7 @@ struct xgpu_device {
 typedef struct xgpu__registry {
     xgpu__backend *backends;
     uint32_t backend_count;
-    xgpu_device *devices;
+    xgpu__device *devices;
     uint32_t device_count;
 } xgpu__registry;
 
@@ -124,8 +171,9 @@ typedef struct xgpu__host_block {
     void *handle;
 } xgpu__host_block;
 
-struct xgpu_context {
-    xgpu_device *device;
+struct xgpu__context {
+    xgpu_context *self;
+    xgpu__device *device;
     const xgpu_backend_ops *ops;
     void *handle;
     /* Objects of this context still alive (pinned host blocks and the
@@ -138,25 +186,29 @@ struct xgpu_context {
      * under ext_lock, released through ext_release with the context. */
     pthread_mutex_t ext_lock;
     void *ext;
-    void (*ext_release)(xgpu_context *context, void *ext);
-    atomic_long ext_objects; /* how many of `live` that state holds */
+    void (*ext_release)(xgpu_context *context, void *ext); /* given `self` */
+    atomic_long ext_objects;                               /* how many of `live` that state holds */
 };
 
-struct xgpu_queue {
-    xgpu_context *context;
+struct xgpu__queue {
+    xgpu_queue *self;
+    xgpu__context *context;
     void *handle;
-    xgpu_buffer *scratch; /* xgpu__queue_scratch's */
-    xgpu_buffer *counter; /* xgpu__queue_counter's */
+    xgpu_buffer *scratch; /* xgpu__queue_scratch's (a handle) */
+    size_t scratch_size;
+    xgpu_buffer *counter; /* xgpu__queue_counter's (a handle) */
 };
 
-struct xgpu_buffer {
-    xgpu_context *context;
+struct xgpu__buffer {
+    xgpu_buffer *self;
+    xgpu__context *context;
     void *handle;
     size_t size;
 };
 
-struct xgpu_event {
-    xgpu_context *context;
+struct xgpu__event {
+    xgpu_event *self;
+    xgpu__context *context;
     void *handle;
 };
 
@@ -188,17 +240,19 @@ typedef struct xgpu__kernel_sig {
 bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_sig *sig, bool *oom);
 void xgpu__kernel_sig_free(xgpu__kernel_sig *sig);
 
-struct xgpu_program {
+struct xgpu__program {
+    xgpu_program *self;
     atomic_int refs; /* the handle's and one per kernel: a kernel keeps its program */
-    xgpu_context *context;
+    xgpu__context *context;
     void *handle;
     char *source; /* the user's source, for kernel signatures */
     char *log;
     bool from_cache; /* loaded from the persistent kernel cache */
 };
 
-struct xgpu_kernel {
-    xgpu_program *program; /* holds a reference */
+struct xgpu__kernel {
+    xgpu_kernel *self;
+    xgpu__program *program; /* holds a reference */
     void *handle;
     xgpu_kernel_props props;
     xgpu__kernel_sig sig;
@@ -208,12 +262,12 @@ struct xgpu_kernel {
 /* ---- buffer.c ---- */
 /* XGPU_ERROR_INVALID_SIZE for 0, XGPU_ERROR_OUT_OF_RANGE when [offset,
  * offset + size) reaches past the buffer; `what` names the buffer. */
-xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu_buffer *buf,
+xgpu_status xgpu__buffer_range(const char *func, const char *what, const xgpu__buffer *buf,
                                size_t offset, size_t size);
 /* A copy's two ranges, each within its buffer and not overlapping when the
  * buffers are one. */
-xgpu_status xgpu__copy_ranges(const char *func, const xgpu_buffer *src, size_t src_offset,
-                              const xgpu_buffer *dst, size_t dst_offset, size_t size);
+xgpu_status xgpu__copy_ranges(const char *func, const xgpu__buffer *src, size_t src_offset,
+                              const xgpu__buffer *dst, size_t dst_offset, size_t size);
 /* The host memory a fill without a backend hook uses at most. */
 #define XGPU__FILL_CHUNK ((size_t)64 * 1024)
 /* Fills by writing one expanded chunk and doubling it with device copies:
@@ -222,9 +276,13 @@ xgpu_status xgpu__fill_by_copies(const xgpu_backend_ops *ops, void *queue, void 
                                  size_t offset, size_t size, const void *pattern,
                                  size_t pattern_size, void **event);
 
+/* ---- program.c ---- */
+/* The largest group the kernel takes: its own limit, or the device's. */
+size_t xgpu__kernel_group_limit(const xgpu__kernel *kernel);
+
 /* ---- event.c ---- */
 /* Wraps a backend event into *event when both are non-NULL; releases the
  * backend event when the wrapper cannot be allocated. */
-xgpu_status xgpu__event_wrap(xgpu_context *context, void *backend_event, xgpu_event **event);
+xgpu_status xgpu__event_wrap(xgpu__context *context, void *backend_event, xgpu_event **event);
 
 #endif /* XGPU_CORE_INT_H */

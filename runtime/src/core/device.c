@@ -130,12 +130,12 @@ xgpu_status xgpu_device_get(uint32_t index, xgpu_device **device) {
         snprintf(what, sizeof what, "no device %u (%u found)", index, reg->device_count);
         return no_device_error(reg, __func__, what);
     }
-    *device = &reg->devices[index];
+    *device = reg->devices[index].self;
     return XGPU_SUCCESS;
 }
 
 static bool term_matches(const xgpu__selector_term *t, const xgpu__registry *reg, uint32_t d) {
-    const xgpu_device *dev = &reg->devices[d];
+    const xgpu__device *dev = &reg->devices[d];
     const xgpu_device_info *info = &dev->info;
     xgpu__pci_address pci;
     switch (t->kind) {
@@ -235,7 +235,7 @@ static xgpu_status match(const char *func, const char *selector, xgpu_device **d
         for (uint32_t t = 0; t < sel.count; t++) {
             if (term_matches(&sel.terms[t], reg, d)) {
                 if (n < capacity) {
-                    devices[n] = &reg->devices[d];
+                    devices[n] = reg->devices[d].self;
                 }
                 n++;
                 break;
@@ -261,23 +261,22 @@ xgpu_status xgpu_device_select(const char *selector, xgpu_device **device) {
 }
 
 xgpu_status xgpu_device_free_memory(const xgpu_device *device, uint64_t *free_bytes) {
-    XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, __func__, "device");
+    xgpu__device *dev;
+    XGPU__OK_OR_RETURN(xgpu__device_get(device, __func__, "device", &dev));
     if (!free_bytes) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: free_bytes is NULL", __func__);
     }
-    const xgpu__backend *b = device->backend;
-    return b->ops.device_free_memory(b->state, device->index, free_bytes);
+    const xgpu__backend *b = dev->backend;
+    return b->ops.device_free_memory(b->state, dev->index, free_bytes);
 }
 
 xgpu_status xgpu_device_get_info(const xgpu_device *device, xgpu_device_info *info,
                                  size_t info_size) {
-    xgpu_status st = xgpu__handle_check(device, XGPU__MAGIC_DEVICE, __func__, "device");
-    if (st != XGPU_SUCCESS) {
-        return st;
-    }
-    return copy_sized(info, info_size, &device->info, sizeof device->info, __func__);
+    xgpu__device *dev;
+    XGPU__OK_OR_RETURN(xgpu__device_get(device, __func__, "device", &dev));
+    return copy_sized(info, info_size, &dev->info, sizeof dev->info, __func__);
 }
 
 const xgpu_device_info *xgpu__device_info(const xgpu_device *device) {
-    return &device->info;
+    return &((const xgpu__device *)xgpu__handle_object(device, XGPU__MAGIC_DEVICE))->info;
 }

@@ -1,145 +1,199 @@
-/* The registry of live handles. Every object the API hands out is entered
- * here when it is created and taken out when it is released, so that a
- * handle is checked by looking its address up, never by reading memory it
- * points to: a released, foreign or made-up pointer is refused without
- * being dereferenced.
+/* The registry of live handles. A handle is not the object's address but
+ * a slot of this table and the generation the slot was at when the object
+ * was entered: (generation << INDEX_BITS) | index. Releasing an object
+ * moves its slot to the next generation, so a stale handle names a slot
+ * whose generation has moved on and is refused as released, for as long
+ * as the process lives, however many objects come and go at the same
+ * slot or the same address after it. A slot whose generation would wrap
+ * is retired, never reused: no slot and generation is ever handed out
+ * twice. Objects are freed as soon as they are released; the handle never
+ * pointed at them, so nothing can reach freed memory through it.
  *
- * Released objects are not freed at once but retired into a ring of the
- * last RETIRED_MAX: their addresses stay out of malloc's hands for a while,
- * so a stale handle is recognised as released instead of aliasing a new
- * object of the same type at the same address. (Handles are plain
- * pointers, so this narrows the window rather than closing it; the ring is
- * large enough for the use-after-release patterns of real programs.)
+ * A handle is checked by looking its slot up, never by reading memory it
+ * points to: NULL, made-up pointers (their index lies outside the table or
+ * their generation was never issued), handles of another type and released
+ * ones are refused by name.
  *
- * Cost: one mutex and one probe of an open-addressing table per handle per
- * call. */
+ * The table never moves: segments of doubling size, each allocated once,
+ * so a check reads it without the lock (two loads of the slot's tag around
+ * the load of its object, which a release and a reuse of the slot between
+ * them would change). Adding, taking and the context's pin and idle check
+ * hold one mutex. */
 #include "core_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RETIRED_MAX 256
+#if UINTPTR_MAX > 0xffffffffu
+#define INDEX_BITS 32
+#define GEN_MAX UINT32_MAX
+#else /* 32-bit pointers: a million live objects, 4095 generations a slot */
+#define INDEX_BITS 20
+#define GEN_MAX 4095u
+#endif
+#define INDEX_MASK (((uintptr_t)1 << (INDEX_BITS - 1) << 1) - 1)
+/* Segment k holds SEG0 << k slots, from index SEG0 * (2^k - 1). */
+#define SEG0 256u
+#define SEG_COUNT 24
+/* The tag of a slot: generation in the high half, the object's type in the
+ * low half while it is live, FREE or RETIRED while it is not. */
+#define FREE 0u
+#define RETIRED 1u
 
 typedef struct slot {
-    uintptr_t key; /* 0: empty; 1: removed */
-    uint32_t magic;
+    _Atomic uint64_t tag;
+    _Atomic(void *) object;
+    uint32_t next_free; /* lock held; index + 1, 0 ends the list */
 } slot;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static slot *table;
-static size_t table_cap;  /* a power of two, or 0 */
-static size_t table_used; /* live and removed slots */
-static size_t table_live;
-static void *retired[RETIRED_MAX]; /* freed when pushed out */
-static size_t retired_next;
-static uintptr_t released_addrs[RETIRED_MAX]; /* addresses, for "already released" */
-static size_t released_next;
+static _Atomic(slot *) segments[SEG_COUNT];
+static uint32_t fresh;     /* slots ever used: the next never-used index */
+static uint32_t free_head; /* index + 1 of the first free slot, 0 when none */
 
-#define KEY_EMPTY ((uintptr_t)0)
-#define KEY_REMOVED ((uintptr_t)1)
-
-static size_t hash(uintptr_t key) {
-    uint64_t x = (uint64_t)key;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)x;
+static uint64_t tag_of(uint32_t gen, uint32_t magic) {
+    return (uint64_t)gen << 32 | magic;
 }
 
-/* The slot holding key, or NULL. Lock held. */
-static slot *find(uintptr_t key) {
-    if (!table_cap) {
+static uint32_t tag_gen(uint64_t tag) {
+    return (uint32_t)(tag >> 32);
+}
+
+static uint32_t tag_magic(uint64_t tag) {
+    return (uint32_t)tag;
+}
+
+static unsigned segment_of(uint32_t index, uint32_t *offset) {
+    uint32_t j = index / SEG0 + 1; /* in [2^k, 2^(k+1)) for segment k */
+    unsigned k = 0;
+#if defined(__GNUC__)
+    k = 31u - (unsigned)__builtin_clz(j);
+#else
+    while (j >> (k + 1)) {
+        k++;
+    }
+#endif
+    *offset = index - SEG0 * ((1u << k) - 1u);
+    return k;
+}
+
+/* The slot at `index`, or NULL when its segment was never allocated. */
+static slot *slot_at(uint32_t index) {
+    uint32_t offset;
+    unsigned k = segment_of(index, &offset);
+    if (k >= SEG_COUNT) {
         return NULL;
     }
-    size_t mask = table_cap - 1;
-    for (size_t i = hash(key) & mask, n = 0; n < table_cap; i = (i + 1) & mask, n++) {
-        if (table[i].key == key) {
-            return &table[i];
-        }
-        if (table[i].key == KEY_EMPTY) {
+    slot *seg = atomic_load_explicit(&segments[k], memory_order_acquire);
+    return seg ? &seg[offset] : NULL;
+}
+
+static void *handle_of(uint32_t index, uint32_t gen) {
+    return (void *)((uintptr_t)gen << (INDEX_BITS - 1) << 1 | index);
+}
+
+/* A handle's index and generation; false when it cannot be one. */
+static bool split(const void *handle, uint32_t *index, uint32_t *gen) {
+    uintptr_t h = (uintptr_t)handle;
+    *index = (uint32_t)(h & INDEX_MASK);
+    uintptr_t g = h >> (INDEX_BITS - 1) >> 1;
+    *gen = (uint32_t)g;
+    return g != 0 && g <= GEN_MAX;
+}
+
+/* A slot for a new object: a free one, else the next never used (its
+ * segment allocated on first use). Lock held. */
+static slot *claim(uint32_t *index) {
+    if (free_head) {
+        *index = free_head - 1;
+        slot *s = slot_at(*index);
+        free_head = s->next_free;
+        return s;
+    }
+    if (fresh == (uint32_t)INDEX_MASK) {
+        return NULL;
+    }
+    uint32_t offset;
+    unsigned k = segment_of(fresh, &offset);
+    if (k >= SEG_COUNT) {
+        return NULL;
+    }
+    if (!atomic_load_explicit(&segments[k], memory_order_relaxed)) {
+        slot *seg = calloc((size_t)SEG0 << k, sizeof *seg);
+        if (!seg) {
             return NULL;
         }
+        atomic_store_explicit(&segments[k], seg, memory_order_release);
     }
-    return NULL;
+    *index = fresh++;
+    slot *s = slot_at(*index);
+    atomic_store(&s->tag, tag_of(1, FREE));
+    return s;
 }
 
-static void insert_unlocked(uintptr_t key, uint32_t magic) {
-    size_t mask = table_cap - 1;
-    size_t i = hash(key) & mask;
-    while (table[i].key != KEY_EMPTY && table[i].key != KEY_REMOVED) {
-        i = (i + 1) & mask;
+/* Ends a slot's generation: every handle of it is stale from here on.
+ * Lock held. */
+static void vacate(slot *s, uint32_t index) {
+    uint32_t gen = tag_gen(atomic_load(&s->tag));
+    if (gen == GEN_MAX) {
+        atomic_store(&s->tag, tag_of(gen, RETIRED));
+    } else {
+        atomic_store(&s->tag, tag_of(gen + 1, FREE));
+        s->next_free = free_head;
+        free_head = index + 1;
     }
-    if (table[i].key == KEY_EMPTY) {
-        table_used++;
-    }
-    table[i].key = key;
-    table[i].magic = magic;
-    table_live++;
+    atomic_store(&s->object, NULL);
 }
 
-/* Makes room for one more entry: rehashes into a table twice the live
- * count (at least 64), dropping removed slots. Lock held. */
-static bool reserve(void) {
-    if (table_cap && (table_used + 1) * 2 <= table_cap) {
-        return true;
-    }
-    size_t cap = 64;
-    while (cap < (table_live + 1) * 4) {
-        cap *= 2;
-    }
-    slot *fresh = calloc(cap, sizeof *fresh);
-    if (!fresh) {
-        return false;
-    }
-    slot *old = table;
-    size_t old_cap = table_cap;
-    table = fresh;
-    table_cap = cap;
-    table_used = table_live = 0;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i].key != KEY_EMPTY && old[i].key != KEY_REMOVED) {
-            insert_unlocked(old[i].key, old[i].magic);
-        }
-    }
-    free(old);
-    return true;
-}
-
-xgpu_status xgpu__handle_add(void *object, uint32_t magic, const char *func) {
+xgpu_status xgpu__handle_add(void *object, uint32_t magic, const char *func, void **handle) {
+    uint32_t index = 0;
     pthread_mutex_lock(&lock);
-    bool ok = reserve();
-    if (ok) {
-        insert_unlocked((uintptr_t)object, magic);
+    slot *s = claim(&index);
+    if (s) {
+        uint32_t gen = tag_gen(atomic_load(&s->tag));
+        atomic_store(&s->object, object);
+        atomic_store(&s->tag, tag_of(gen, magic));
+        *handle = handle_of(index, gen);
     }
     pthread_mutex_unlock(&lock);
-    if (!ok) {
+    if (!s) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: malloc failed (handle registry)",
                           func);
     }
     return XGPU_SUCCESS;
 }
 
-/* Lock held. */
-static bool was_released(const void *object) {
-    for (size_t i = 0; i < RETIRED_MAX; i++) {
-        if (released_addrs[i] == (uintptr_t)object) {
-            return true;
-        }
+/* The object of a live handle of type `magic`, or NULL. Without the lock:
+ * the object is read between two reads of the tag, and a tag never comes
+ * back once it changed, so the object read is that generation's. */
+static void *find(const void *handle, uint32_t magic) {
+    uint32_t index, gen;
+    slot *s = split(handle, &index, &gen) ? slot_at(index) : NULL;
+    if (!s) {
+        return NULL;
     }
-    return false;
+    uint64_t want = tag_of(gen, magic);
+    if (atomic_load(&s->tag) != want) {
+        return NULL;
+    }
+    void *object = atomic_load(&s->object);
+    return atomic_load(&s->tag) == want ? object : NULL;
 }
 
-static xgpu_status refuse(const void *handle, uint32_t magic, uint32_t found, bool released,
-                          const char *func, const char *what) {
-    (void)magic;
+/* Why `handle` is not a live handle of type `magic`, as the error. */
+static xgpu_status refuse(const void *handle, uint32_t magic, const char *func, const char *what) {
     if (!handle) {
         return xgpu__fail(XGPU_ERROR_INVALID_HANDLE, "%s: %s is NULL", func, what);
     }
-    if (released) {
+    uint32_t index, gen;
+    slot *s = split(handle, &index, &gen) ? slot_at(index) : NULL;
+    uint64_t tag = s ? atomic_load(&s->tag) : 0;
+    uint32_t now = tag_gen(tag), type = tag_magic(tag);
+    if (s && (gen < now || (gen == now && type == RETIRED))) {
         return xgpu__fail(XGPU_ERROR_INVALID_HANDLE, "%s: %s was already released", func, what);
     }
-    if (found) {
+    if (s && gen == now && type != FREE && type != magic) {
         return xgpu__fail(XGPU_ERROR_INVALID_HANDLE, "%s: %s is a handle of another type", func,
                           what);
     }
@@ -147,101 +201,93 @@ static xgpu_status refuse(const void *handle, uint32_t magic, uint32_t found, bo
                       "%s: %s is not a live xgpu handle (never created, or released)", func, what);
 }
 
-/* The slot of a live handle, and what a miss means for the message. Lock
- * held. NULL is never in the table. */
-static slot *lookup(const void *handle, uint32_t *found, bool *released) {
-    slot *s = handle ? find((uintptr_t)handle) : NULL;
-    *found = s ? s->magic : 0;
-    *released = handle && !s && was_released(handle);
-    return s;
-}
-
-/* Takes a slot's handle out of the table, remembering it as released.
- * Lock held. */
-static void take_slot(slot *s, const void *handle) {
-    s->key = KEY_REMOVED;
-    table_live--;
-    released_addrs[released_next] = (uintptr_t)handle;
-    released_next = (released_next + 1) % RETIRED_MAX;
+xgpu_status xgpu__handle_get(const void *handle, uint32_t magic, const char *func, const char *what,
+                             void **object) {
+    *object = find(handle, magic);
+    return *object ? XGPU_SUCCESS : refuse(handle, magic, func, what);
 }
 
 xgpu_status xgpu__handle_check(const void *handle, uint32_t magic, const char *func,
                                const char *what) {
-    uint32_t found;
-    bool released;
-    pthread_mutex_lock(&lock);
-    lookup(handle, &found, &released);
-    pthread_mutex_unlock(&lock);
-    return found == magic ? XGPU_SUCCESS : refuse(handle, magic, found, released, func, what);
+    return find(handle, magic) ? XGPU_SUCCESS : refuse(handle, magic, func, what);
 }
 
-xgpu_status xgpu__handle_take(void *handle, uint32_t magic, const char *func, const char *what) {
-    uint32_t found;
-    bool released;
+void *xgpu__handle_object(const void *handle, uint32_t magic) {
+    return find(handle, magic);
+}
+
+/* The slot of a live handle of type `magic` and its object, or NULL. Lock
+ * held: nothing changes the slot meanwhile. */
+static slot *live_slot(const void *handle, uint32_t magic, uint32_t *index, void **object) {
+    uint32_t gen;
+    *object = NULL;
+    slot *s = split(handle, index, &gen) ? slot_at(*index) : NULL;
+    if (!s || atomic_load(&s->tag) != tag_of(gen, magic)) {
+        return NULL;
+    }
+    *object = atomic_load(&s->object);
+    return s;
+}
+
+xgpu_status xgpu__handle_take(const void *handle, uint32_t magic, const char *func,
+                              const char *what, void **object) {
+    uint32_t index;
     pthread_mutex_lock(&lock);
-    slot *s = lookup(handle, &found, &released);
-    if (found == magic) {
-        take_slot(s, handle);
+    slot *s = live_slot(handle, magic, &index, object);
+    if (s) {
+        vacate(s, index);
     }
     pthread_mutex_unlock(&lock);
-    return found == magic ? XGPU_SUCCESS : refuse(handle, magic, found, released, func, what);
+    return s ? XGPU_SUCCESS : refuse(handle, magic, func, what);
 }
 
-xgpu_status xgpu__context_pin(xgpu_context *context, const char *func) {
-    uint32_t found;
-    bool released;
+void xgpu__handle_remove(const void *handle, uint32_t magic) {
+    uint32_t index;
+    void *object;
     pthread_mutex_lock(&lock);
-    lookup(context, &found, &released);
-    if (found == XGPU__MAGIC_CONTEXT) {
-        atomic_fetch_add(&context->live, 1);
+    slot *s = live_slot(handle, magic, &index, &object);
+    if (s) {
+        vacate(s, index);
     }
     pthread_mutex_unlock(&lock);
-    return found == XGPU__MAGIC_CONTEXT
-               ? XGPU_SUCCESS
-               : refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
 }
 
-void xgpu__context_unpin(xgpu_context *context) {
+xgpu_status xgpu__context_pin(const xgpu_context *context, const char *func,
+                              xgpu__context **object) {
+    uint32_t index;
+    void *found = NULL;
+    pthread_mutex_lock(&lock);
+    slot *s = live_slot(context, XGPU__MAGIC_CONTEXT, &index, &found);
+    if (s) {
+        atomic_fetch_add(&((xgpu__context *)found)->live, 1);
+    }
+    pthread_mutex_unlock(&lock);
+    *object = found;
+    return s ? XGPU_SUCCESS : refuse(context, XGPU__MAGIC_CONTEXT, func, "context");
+}
+
+void xgpu__context_unpin(xgpu__context *context) {
     atomic_fetch_sub(&context->live, 1);
 }
 
-xgpu_status xgpu__context_take_if_idle(xgpu_context *context, const char *func, long *live) {
-    uint32_t found;
-    bool released;
+xgpu_status xgpu__context_take_if_idle(const xgpu_context *context, const char *func, long *live,
+                                       xgpu__context **object) {
+    uint32_t index;
+    void *found = NULL;
     *live = 0;
     pthread_mutex_lock(&lock);
-    slot *s = lookup(context, &found, &released);
-    if (found == XGPU__MAGIC_CONTEXT) {
-        *live = atomic_load(&context->live) - atomic_load(&context->ext_objects);
+    slot *s = live_slot(context, XGPU__MAGIC_CONTEXT, &index, &found);
+    if (s) {
+        xgpu__context *c = found;
+        *live = atomic_load(&c->live) - atomic_load(&c->ext_objects);
         if (*live == 0) {
-            take_slot(s, context);
+            vacate(s, index);
         }
     }
     pthread_mutex_unlock(&lock);
-    if (found != XGPU__MAGIC_CONTEXT) {
-        return refuse(context, XGPU__MAGIC_CONTEXT, found, released, func, "context");
+    *object = found;
+    if (!s) {
+        return refuse(context, XGPU__MAGIC_CONTEXT, func, "context");
     }
     return *live == 0 ? XGPU_SUCCESS : XGPU_ERROR_BUSY;
-}
-
-void xgpu__handle_remove(void *handle) {
-    pthread_mutex_lock(&lock);
-    slot *s = find((uintptr_t)handle);
-    if (s) {
-        s->key = KEY_REMOVED;
-        table_live--;
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-void xgpu__handle_retire(void *object) {
-    if (!object) {
-        return;
-    }
-    pthread_mutex_lock(&lock);
-    void *oldest = retired[retired_next];
-    retired[retired_next] = object;
-    retired_next = (retired_next + 1) % RETIRED_MAX;
-    pthread_mutex_unlock(&lock);
-    free(oldest);
 }

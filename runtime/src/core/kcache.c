@@ -5,15 +5,18 @@
  * temporary file of its own in the same folder and renamed over the name,
  * so readers see a whole entry or none. Each entry carries its key, its
  * size and a SHA-256 of its payload, checked on every read; one that does
- * not check out is removed and rebuilt, never loaded. The folder is made
- * 0700 and used only when it belongs to this user and nobody else can
- * write to it, checked on an open descriptor of it that every entry is
- * then read, written, renamed and removed through: whoever may write to a
- * parent folder can swap the path for a folder of their own, never the
- * folder this process checked. Entries are 0600. Bounded: after each write, the least
- * recently used entries (by modification time, refreshed on every hit)
- * go until the total fits the limit. Any failure to read or write only
- * means no caching, said at debug level (XGPU_LOG=debug). */
+ * not check out is removed and rebuilt, never loaded. The removal renames
+ * whatever is at the name aside first and unlinks it only when it is the
+ * file that was read: a good entry another process renamed in meanwhile
+ * is put back, not lost. The folder is made 0700 and used only when it
+ * belongs to this user and nobody else can write to it, checked on an open
+ * descriptor of it that every entry is then read, written, renamed and
+ * removed through: whoever may write to a parent folder can swap the path
+ * for a folder of their own, never the folder this process checked.
+ * Entries are 0600. Bounded: after each write, the least recently used
+ * entries (by modification time, refreshed on every hit) go until the
+ * total fits the limit. Any failure to read or write only means no
+ * caching, said at debug level (XGPU_LOG=debug). */
 #define _GNU_SOURCE
 #include "kcache.h"
 #include "core_int.h"
@@ -102,8 +105,15 @@ bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size) {
         snprintf(why, why_size, "no XGPU_CACHE_DIR, XDG_CACHE_HOME or HOME");
         return false;
     }
-    if (n < 0 || (size_t)n >= size || dir[0] != '/') {
-        snprintf(why, why_size, "'%.200s' is not an absolute path that fits", dir);
+    if (n < 0 || (size_t)n >= size) {
+        snprintf(why, why_size,
+                 "the cache folder's path is %d characters long, more than the %zu a path may "
+                 "have ('%.100s...')",
+                 n, size - 1, dir);
+        return false;
+    }
+    if (dir[0] != '/') {
+        snprintf(why, why_size, "'%.200s' is not an absolute path", dir);
         return false;
     }
     /* Trailing slashes would let O_NOFOLLOW follow a symbolic link. */
@@ -113,22 +123,32 @@ bool xgpu__cache_dir(char *dir, size_t size, char *why, size_t why_size) {
     return true;
 }
 
-int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
+/* Whether the settings leave the cache on, the folder's path in `dir`;
+ * false with the reason otherwise. Nothing is created or checked. */
+static bool configured(char *dir, size_t size, char *why, size_t why_size) {
     const char *setting = getenv("XGPU_CACHE");
     if (setting && (!strcmp(setting, "off") || !strcmp(setting, "0"))) {
         off(why, why_size, "XGPU_CACHE=%s", setting);
-        return -1;
+        return false;
     }
     char reason[300] = "";
     if (!xgpu__cache_dir(dir, size, reason, sizeof reason)) {
         off(why, why_size, "%s", reason);
-        return -1;
+        return false;
     }
-    if (xgpu__make_dirs(dir) != 0) {
-        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
-        return -1;
-    }
+    return true;
+}
+
+/* A descriptor of the existing folder `dir`, checked to be this user's
+ * and writable by nobody else; -1 with the reason otherwise, or with
+ * *missing set (and nothing said) when there is no such folder yet. */
+static int open_folder(const char *dir, char *why, size_t why_size, bool *missing) {
+    *missing = false;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        *missing = true;
+        return -1;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
         off(why, why_size, "%.400s is not a folder (%s)", dir, fd < 0 ? strerror(errno) : "fstat");
@@ -148,6 +168,54 @@ int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
         return -1;
     }
     return fd;
+}
+
+int xgpu__kcache_open(char *dir, size_t size, char *why, size_t why_size) {
+    if (!configured(dir, size, why, why_size)) {
+        return -1;
+    }
+    if (xgpu__make_dirs(dir) != 0) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        return -1;
+    }
+    bool missing;
+    int fd = open_folder(dir, why, why_size, &missing);
+    if (missing) { /* removed since it was made */
+        off(why, why_size, "%.400s is not a folder (%s)", dir, strerror(ENOENT));
+    }
+    return fd;
+}
+
+/* Whether xgpu__make_dirs could make the missing folder `dir`: its
+ * nearest existing parent is a folder this process may create entries
+ * in. False with the reason otherwise. Nothing is created. */
+static bool could_create(const char *dir, char *why, size_t why_size) {
+    char parent[XGPU__KCACHE_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    struct stat st;
+    for (;;) {
+        char *slash = strrchr(parent, '/');
+        if (!slash) {
+            return true; /* not reached: the path is absolute */
+        }
+        slash[slash == parent] = '\0'; /* "/x" leaves "/" */
+        if (stat(parent, &st) == 0) {
+            break;
+        }
+        if (errno != ENOENT) {
+            off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+            return false;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(ENOTDIR));
+        return false;
+    }
+    if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) != 0) {
+        off(why, why_size, "cannot create %.400s: %s", dir, strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 void xgpu__kcache_key_make(xgpu__kcache_key *key, const char *const *parts, size_t count) {
@@ -244,6 +312,37 @@ static void *check_entry(const unsigned char *file, size_t file_size, const xgpu
     return out;
 }
 
+/* A name of this process's own next to the entry's, for a temporary file
+ * (stale ones are removed by xgpu__kcache_evict). */
+static void temp_name(char *out, size_t size, const xgpu__kcache_key *key, const char *tail) {
+    static atomic_uint serial;
+    snprintf(out, size, "%s.tmp.%ld.%u%s", key->hex, (long)getpid(), atomic_fetch_add(&serial, 1),
+             tail);
+}
+
+/* Removes the damaged entry that `fd` (still open) was read from. Whatever
+ * is at `path` now is renamed aside, and unlinked only when it is that
+ * file: another process may have renamed a good entry over the name since
+ * the read, and that one is put back. */
+static void remove_damaged(int dir, const char *path, const xgpu__kcache_key *key, int fd) {
+    char aside[128];
+    temp_name(aside, sizeof aside, key, ".bad");
+    if (renameat(dir, path, dir, aside) != 0) {
+        return; /* gone already: another reader removed it */
+    }
+    struct stat read_st, moved_st;
+    bool same = fstat(fd, &read_st) == 0 &&
+                fstatat(dir, aside, &moved_st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                read_st.st_dev == moved_st.st_dev && read_st.st_ino == moved_st.st_ino;
+    if (!same) {
+        xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s was replaced since it was read: kept", path);
+        if (renameat(dir, aside, dir, path) == 0) {
+            return;
+        }
+    }
+    unlinkat(dir, aside, 0);
+}
+
 void *xgpu__kcache_read(int dir, const xgpu__kcache_key *key, size_t *size) {
     char path[96];
     entry_name(path, sizeof path, key);
@@ -274,17 +373,18 @@ void *xgpu__kcache_read(int dir, const xgpu__kcache_key *key, size_t *size) {
     } else {
         payload = check_entry(file, (size_t)st.st_size, key, size, &why);
     }
-    close(fd);
     free(file);
     if (!payload) {
         bool damaged = strcmp(why, "out of host memory") != 0;
         xgpu__log(WHO, XGPU_LOG_DEBUG, "entry %s %s: %s", path, damaged ? "removed" : "skipped",
                   why);
         if (damaged) {
-            unlinkat(dir, path, 0); /* rebuilt and written again by the caller */
+            remove_damaged(dir, path, key, fd); /* rebuilt and written again by the caller */
         }
+        close(fd);
         return NULL;
     }
+    close(fd);
     /* Recently used: eviction goes by modification time. */
     utimensat(dir, path, NULL, AT_SYMLINK_NOFOLLOW);
     xgpu__log(WHO, XGPU_LOG_DEBUG, "hit %s (%zu bytes)", path, *size);
@@ -393,11 +493,9 @@ void xgpu__kcache_write(int dir, const xgpu__kcache_key *key, const void *data, 
         xgpu__log(WHO, XGPU_LOG_DEBUG, "not stored: over the file size limit (RLIMIT_FSIZE)");
         return;
     }
-    static atomic_uint serial;
     char path[96], tmp[128];
     entry_name(path, sizeof path, key);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", key->hex, (long)getpid(),
-             atomic_fetch_add(&serial, 1));
+    temp_name(tmp, sizeof tmp, key, "");
     unsigned char header[HEADER_SIZE];
     memcpy(header, magic, sizeof magic);
     memcpy(header + 8, key->hash, XGPU__SHA256_SIZE);
@@ -428,8 +526,15 @@ xgpu_status xgpu_cache_get_info(xgpu_cache_info *info) {
     }
     memset(info, 0, sizeof *info);
     info->limit_bytes = xgpu__kcache_limit_bytes();
-    int dir = xgpu__kcache_open(info->dir, sizeof info->dir, info->reason, sizeof info->reason);
-    info->enabled = dir >= 0;
+    /* Reported, never made: a folder not there yet is on when the first
+     * build could make it. */
+    bool missing = false;
+    int dir = -1;
+    if (configured(info->dir, sizeof info->dir, info->reason, sizeof info->reason)) {
+        dir = open_folder(info->dir, info->reason, sizeof info->reason, &missing);
+    }
+    info->enabled =
+        dir >= 0 || (missing && could_create(info->dir, info->reason, sizeof info->reason));
     DIR *d = dir >= 0 ? listing(dir) : NULL;
     struct dirent *de;
     while (d && (de = readdir(d)) != NULL) {

@@ -22,7 +22,7 @@ static const char *kind_name(xgpu_arg_kind k) {
     return "invalid kind";
 }
 
-static xgpu_status check_range(const char *func, const xgpu_kernel *k, const xgpu_range *r) {
+static xgpu_status check_range(const char *func, const xgpu__kernel *k, const xgpu_range *r) {
     if (!r) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: range is NULL", func);
     }
@@ -74,8 +74,7 @@ static xgpu_status check_range(const char *func, const xgpu_kernel *k, const xgp
         }
         total *= items;
     }
-    size_t max = 0;
-    xgpu_kernel_max_group_size(k, &max);
+    size_t max = xgpu__kernel_group_limit(k);
     if (max && per_group > max) {
         return xgpu__fail(XGPU_ERROR_INVALID_LAUNCH,
                           "%s: kernel '%s': group of %llu work-items exceeds its limit of %zu "
@@ -87,10 +86,11 @@ static xgpu_status check_range(const char *func, const xgpu_kernel *k, const xgp
 }
 
 /* One argument on its own: a known kind, a live buffer of the kernel's
- * context, a scalar or local size in range. */
-static xgpu_status check_arg_alone(const char *func, const xgpu_kernel *k, uint32_t i,
-                                   const xgpu_arg *a, const char *pname) {
-    const xgpu_context *ctx = k->program->context;
+ * context (its backend handle into *buffer), a scalar or local size in
+ * range. */
+static xgpu_status check_arg_alone(const char *func, const xgpu__kernel *k, uint32_t i,
+                                   const xgpu_arg *a, const char *pname, void **buffer) {
+    const xgpu__context *ctx = k->program->context;
     if (a->kind == XGPU_ARG_SCALAR && (a->type < XGPU_SCALAR_RAW || a->type > XGPU_SCALAR_FLOAT)) {
         return xgpu__fail(XGPU_ERROR_INVALID_KERNEL_ARGS,
                           "%s: kernel '%s' argument %u: scalar type %d is not an "
@@ -99,7 +99,8 @@ static xgpu_status check_arg_alone(const char *func, const xgpu_kernel *k, uint3
     }
     switch (a->kind) {
     case XGPU_ARG_BUFFER: {
-        xgpu_status st = xgpu__handle_check(a->buffer, XGPU__MAGIC_BUFFER, func, "buffer argument");
+        xgpu__buffer *b = NULL;
+        xgpu_status st = xgpu__buffer_get(a->buffer, func, "buffer argument", &b);
         if (st != XGPU_SUCCESS) {
             /* The handle check's message is rewritten here: copy it first,
              * it lives in the buffer the new message is formatted into. */
@@ -108,11 +109,12 @@ static xgpu_status check_arg_alone(const char *func, const xgpu_kernel *k, uint3
             return xgpu__fail(st, "%s: kernel '%s' argument %u (%s): %s", func, k->name, i, pname,
                               why);
         }
-        if (a->buffer->context != ctx) {
+        if (b->context != ctx) {
             return xgpu__fail(XGPU_ERROR_INVALID_KERNEL_ARGS,
                               "%s: kernel '%s' argument %u (%s): buffer of another context", func,
                               k->name, i, pname);
         }
+        *buffer = b->handle;
         break;
     }
     case XGPU_ARG_SCALAR:
@@ -142,7 +144,7 @@ static xgpu_status check_arg_alone(const char *func, const xgpu_kernel *k, uint3
 
 /* One argument against the parameter the kernel declares (`p`, NULL when
  * the signature was not read: then the backend's kinds, if it knows them). */
-static xgpu_status check_arg_against(const char *func, const xgpu_kernel *k, uint32_t i,
+static xgpu_status check_arg_against(const char *func, const xgpu__kernel *k, uint32_t i,
                                      const xgpu_arg *a, const xgpu__kernel_param *p) {
     if (!p) {
         /* The signature was not read: the backend may know the kinds. */
@@ -182,16 +184,18 @@ static xgpu_status check_arg_against(const char *func, const xgpu_kernel *k, uin
     return XGPU_SUCCESS;
 }
 
-/* One argument on its own, then against the declared parameter. */
-static xgpu_status check_arg(const char *func, const xgpu_kernel *k, uint32_t i,
-                             const xgpu_arg *a) {
+/* One argument on its own, then against the declared parameter; a
+ * buffer's backend handle into *buffer. */
+static xgpu_status check_arg(const char *func, const xgpu__kernel *k, uint32_t i, const xgpu_arg *a,
+                             void **buffer) {
     const xgpu__kernel_param *p = k->sig.known ? &k->sig.params[i] : NULL;
-    xgpu_status st = check_arg_alone(func, k, i, a, p ? p->name : "?");
+    xgpu_status st = check_arg_alone(func, k, i, a, p ? p->name : "?", buffer);
     return st == XGPU_SUCCESS ? check_arg_against(func, k, i, a, p) : st;
 }
 
-static xgpu_status check_args(const char *func, const xgpu_kernel *k, size_t count,
-                              const xgpu_arg *args) {
+/* The number of arguments against the kernel's. */
+static xgpu_status check_count(const char *func, const xgpu__kernel *k, size_t count,
+                               const xgpu_arg *args) {
     if (count && !args) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: arg_count is %zu but args is NULL",
                           func, count);
@@ -220,10 +224,20 @@ static xgpu_status check_args(const char *func, const xgpu_kernel *k, size_t cou
                           "%s: kernel '%s' takes %u argument(s) (%s), %zu given", func, k->name,
                           k->sig.count, names, count);
     }
+    return XGPU_SUCCESS;
+}
+
+/* Each argument (their number checked), filling the backend's. */
+static xgpu_status check_args(const char *func, const xgpu__kernel *k, size_t count,
+                              const xgpu_arg *args, xgpu_backend_arg *bargs) {
     const xgpu_device_info *info = &k->program->context->device->info;
     uint64_t local_total = k->props.static_local_bytes;
     for (size_t i = 0; i < count; i++) {
-        xgpu_status st = check_arg(func, k, (uint32_t)i, &args[i]);
+        bargs[i].kind = args[i].kind;
+        bargs[i].size = args[i].size;
+        bargs[i].buffer = NULL;
+        bargs[i].value = args[i].kind == XGPU_ARG_SCALAR ? args[i].value.bytes : NULL;
+        xgpu_status st = check_arg(func, k, (uint32_t)i, &args[i], &bargs[i].buffer);
         if (st != XGPU_SUCCESS) {
             return st;
         }
@@ -251,17 +265,19 @@ xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range
     if (event) {
         *event = NULL;
     }
-    XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, __func__, "queue");
-    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
-    xgpu_context *ctx = queue->context;
-    if (kernel->program->context != ctx) {
+    xgpu__queue *q;
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__queue_get(queue, __func__, "queue", &q));
+    XGPU__OK_OR_RETURN(xgpu__kernel_get(kernel, __func__, "kernel", &k));
+    xgpu__context *ctx = q->context;
+    if (k->program->context != ctx) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
                           "%s: kernel '%s' belongs to another context than the queue", __func__,
-                          kernel->name);
+                          k->name);
     }
-    xgpu_status st = check_range(__func__, kernel, range);
+    xgpu_status st = check_range(__func__, k, range);
     if (st == XGPU_SUCCESS) {
-        st = check_args(__func__, kernel, arg_count, args);
+        st = check_count(__func__, k, arg_count, args);
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -271,15 +287,11 @@ xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const xgpu_range
     if (!bargs) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: malloc failed", __func__);
     }
-    for (size_t i = 0; i < arg_count; i++) {
-        bargs[i].kind = args[i].kind;
-        bargs[i].size = args[i].size;
-        bargs[i].buffer = args[i].kind == XGPU_ARG_BUFFER ? args[i].buffer->handle : NULL;
-        bargs[i].value = args[i].kind == XGPU_ARG_SCALAR ? args[i].value.bytes : NULL;
-    }
+    st = check_args(__func__, k, arg_count, args, bargs);
     void *ev = NULL;
-    st = ctx->ops->launch(queue->handle, kernel->handle, range, arg_count, bargs,
-                          event ? &ev : NULL);
+    if (st == XGPU_SUCCESS) {
+        st = ctx->ops->launch(q->handle, k->handle, range, arg_count, bargs, event ? &ev : NULL);
+    }
     if (bargs != small) {
         free(bargs);
     }

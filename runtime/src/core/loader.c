@@ -509,7 +509,7 @@ static xgpu_status add_devices(xgpu__registry *reg) {
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         xgpu__backend *b = &reg->backends[i];
         for (uint32_t d = 0; b->available && d < b->device_count; d++) {
-            xgpu_device *dev = &reg->devices[reg->device_count];
+            xgpu__device *dev = &reg->devices[reg->device_count];
             dev->backend = b;
             dev->index = d;
             dev->global_index = reg->device_count;
@@ -524,7 +524,8 @@ static xgpu_status add_devices(xgpu__registry *reg) {
             }
             snprintf(dev->info.backend, sizeof dev->info.backend, "%s", b->name);
             dev->info.backend_index = d;
-            if (xgpu__handle_add(dev, XGPU__MAGIC_DEVICE, "device discovery") != XGPU_SUCCESS) {
+            if (xgpu__handle_add(dev, XGPU__MAGIC_DEVICE, "device discovery",
+                                 (void **)&dev->self) != XGPU_SUCCESS) {
                 return XGPU_ERROR_OUT_OF_HOST_MEMORY;
             }
             reg->device_count++;
@@ -554,7 +555,7 @@ xgpu_status xgpu__registry_load(const xgpu__loader_config *cfg, xgpu__registry *
 
 void xgpu__registry_free(xgpu__registry *reg) {
     for (uint32_t i = 0; i < reg->device_count; i++) {
-        xgpu__handle_remove(&reg->devices[i]);
+        xgpu__handle_remove(reg->devices[i].self, XGPU__MAGIC_DEVICE);
     }
     for (uint32_t i = 0; i < reg->backend_count; i++) {
         if (reg->backends[i].available && reg->backends[i].ops.shutdown) {

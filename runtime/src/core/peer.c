@@ -11,7 +11,8 @@
  * every call, and out of cache). */
 #define PEER_STAGE_CHUNK ((size_t)4 << 20)
 
-static xgpu_status peer_path(const xgpu_device *src, const xgpu_device *dst, xgpu_peer_path *path) {
+static xgpu_status peer_path(const xgpu__device *src, const xgpu__device *dst,
+                             xgpu_peer_path *path) {
     *path = XGPU_PEER_STAGED;
     if (src->backend != dst->backend) {
         return XGPU_SUCCESS;
@@ -26,18 +27,19 @@ static xgpu_status peer_path(const xgpu_device *src, const xgpu_device *dst, xgp
 }
 
 xgpu_status xgpu_device_peer_path(xgpu_device *src, xgpu_device *dst, xgpu_peer_path *path) {
-    XGPU__CHECK_OR_RETURN(src, XGPU__MAGIC_DEVICE, __func__, "src");
-    XGPU__CHECK_OR_RETURN(dst, XGPU__MAGIC_DEVICE, __func__, "dst");
+    xgpu__device *s, *d;
+    XGPU__OK_OR_RETURN(xgpu__device_get(src, __func__, "src", &s));
+    XGPU__OK_OR_RETURN(xgpu__device_get(dst, __func__, "dst", &d));
     if (!path) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: path is NULL", __func__);
     }
-    return peer_path(src, dst, path);
+    return peer_path(s, d, path);
 }
 
 /* Through host memory: a blocking read of each chunk from the source, then
  * a blocking write of it to the destination. */
-static xgpu_status staged(xgpu_queue *sq, xgpu_buffer *src, size_t src_offset, xgpu_queue *dq,
-                          xgpu_buffer *dst, size_t dst_offset, size_t size) {
+static xgpu_status staged(xgpu__queue *sq, xgpu__buffer *src, size_t src_offset, xgpu__queue *dq,
+                          xgpu__buffer *dst, size_t dst_offset, size_t size) {
     size_t chunk = size < PEER_STAGE_CHUNK ? size : PEER_STAGE_CHUNK;
     void *host = malloc(chunk);
     if (!host) {
@@ -65,31 +67,33 @@ xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src, size_
     if (path) {
         *path = XGPU_PEER_STAGED;
     }
-    XGPU__CHECK_OR_RETURN(src_queue, XGPU__MAGIC_QUEUE, __func__, "src_queue");
-    XGPU__CHECK_OR_RETURN(src, XGPU__MAGIC_BUFFER, __func__, "src");
-    XGPU__CHECK_OR_RETURN(dst_queue, XGPU__MAGIC_QUEUE, __func__, "dst_queue");
-    XGPU__CHECK_OR_RETURN(dst, XGPU__MAGIC_BUFFER, __func__, "dst");
-    if (src->context != src_queue->context || dst->context != dst_queue->context) {
+    xgpu__queue *sq, *dq;
+    xgpu__buffer *s, *d;
+    XGPU__OK_OR_RETURN(xgpu__queue_get(src_queue, __func__, "src_queue", &sq));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(src, __func__, "src", &s));
+    XGPU__OK_OR_RETURN(xgpu__queue_get(dst_queue, __func__, "dst_queue", &dq));
+    XGPU__OK_OR_RETURN(xgpu__buffer_get(dst, __func__, "dst", &d));
+    if (s->context != sq->context || d->context != dq->context) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: %s belongs to another context than %s",
-                          __func__, src->context != src_queue->context ? "src" : "dst",
-                          src->context != src_queue->context ? "src_queue" : "dst_queue");
+                          __func__, s->context != sq->context ? "src" : "dst",
+                          s->context != sq->context ? "src_queue" : "dst_queue");
     }
-    xgpu_status st = xgpu__copy_ranges(__func__, src, src_offset, dst, dst_offset, size);
+    xgpu_status st = xgpu__copy_ranges(__func__, s, src_offset, d, dst_offset, size);
     if (st != XGPU_SUCCESS) {
         return st;
     }
-    xgpu_context *sc = src_queue->context, *dc = dst_queue->context;
+    xgpu__context *sc = sq->context, *dc = dq->context;
     /* The source's earlier work first; the destination queue's is ordered
      * by the queue itself. */
-    st = sc->ops->queue_finish(src_queue->handle);
+    st = sc->ops->queue_finish(sq->handle);
     if (st != XGPU_SUCCESS) {
         return st;
     }
     if (sc == dc) {
-        st = dc->ops->buffer_copy(dst_queue->handle, src->handle, src_offset, dst->handle,
-                                  dst_offset, size, NULL);
+        st = dc->ops->buffer_copy(dq->handle, s->handle, src_offset, d->handle, dst_offset, size,
+                                  NULL);
         if (st == XGPU_SUCCESS) {
-            st = dc->ops->queue_finish(dst_queue->handle);
+            st = dc->ops->queue_finish(dq->handle);
         }
         if (st == XGPU_SUCCESS && path) {
             *path = XGPU_PEER_DIRECT;
@@ -102,8 +106,8 @@ xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src, size_
         return st;
     }
     if (way == XGPU_PEER_DIRECT) {
-        st = dc->ops->buffer_copy_peer(src_queue->handle, src->handle, src_offset,
-                                       dst_queue->handle, dst->handle, dst_offset, size);
+        st = dc->ops->buffer_copy_peer(sq->handle, s->handle, src_offset, dq->handle, d->handle,
+                                       dst_offset, size);
         if (st != XGPU_ERROR_UNSUPPORTED) {
             if (st == XGPU_SUCCESS && path) {
                 *path = XGPU_PEER_DIRECT;
@@ -111,5 +115,5 @@ xgpu_status xgpu_buffer_copy_peer(xgpu_queue *src_queue, xgpu_buffer *src, size_
             return st;
         }
     }
-    return staged(src_queue, src, src_offset, dst_queue, dst, dst_offset, size);
+    return staged(sq, s, src_offset, dq, d, dst_offset, size);
 }

@@ -42,7 +42,7 @@ static char *dup_string(const char *s) {
 }
 
 /* Re-raises the backend's build error with the first lines of the log. */
-static xgpu_status build_failed(const xgpu_context *ctx, xgpu_status st, const char *log) {
+static xgpu_status build_failed(const xgpu__context *ctx, xgpu_status st, const char *log) {
     const xgpu_error_info *e = xgpu_last_error();
     char backend[32] = "", native[96] = "", msg[1024] = "";
     snprintf(backend, sizeof backend, "%s", e->backend ? e->backend : ctx->device->info.backend);
@@ -83,7 +83,7 @@ static bool reads_other_files(const char *source, const char *options) {
            strstr(options, "-imacros");
 }
 
-static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *source,
+static void cache_prepare(cache_slot *c, const xgpu__context *ctx, const char *source,
                           const char *full, const char *options) {
     const xgpu_backend_ops *ops = ctx->ops;
     c->on = false;
@@ -113,7 +113,7 @@ static void cache_prepare(cache_slot *c, const xgpu_context *ctx, const char *so
 
 /* The program from the cache's binary; false on a miss or when the backend
  * refuses the binary (then rebuilt from source and stored again). */
-static bool cache_load(const cache_slot *c, const xgpu_context *ctx, const char *options,
+static bool cache_load(const cache_slot *c, const xgpu__context *ctx, const char *options,
                        void **handle, char **log) {
     size_t size = 0;
     void *data = c->on ? xgpu__kcache_read(c->dir, &c->key, &size) : NULL;
@@ -133,7 +133,7 @@ static bool cache_load(const cache_slot *c, const xgpu_context *ctx, const char 
     return true;
 }
 
-static void cache_store(const cache_slot *c, const xgpu_context *ctx, void *handle) {
+static void cache_store(const cache_slot *c, const xgpu__context *ctx, void *handle) {
     void *data = NULL;
     size_t size = 0;
     if (!c->on) {
@@ -150,13 +150,13 @@ static void cache_store(const cache_slot *c, const xgpu_context *ctx, void *hand
 }
 
 /* The context is pinned (counted live) by the caller. */
-static xgpu_status program_build(const char *func, xgpu_context *context, const char *source,
+static xgpu_status program_build(const char *func, xgpu__context *context, const char *source,
                                  const char *options, xgpu_program **program) {
     if (!source || !*source) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: source is %s", func,
                           source ? "empty" : "NULL");
     }
-    xgpu_program *p = calloc(1, sizeof *p);
+    xgpu__program *p = calloc(1, sizeof *p);
     char *full = xgpu__compose_source(context->ops->dialect, source);
     char *copy = dup_string(source);
     if (!p || !full || !copy) {
@@ -199,7 +199,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
     p->log = log;
     p->context = context;
     atomic_init(&p->refs, 1);
-    st = xgpu__handle_add(p, XGPU__MAGIC_PROGRAM, func);
+    st = xgpu__handle_add(p, XGPU__MAGIC_PROGRAM, func, (void **)&p->self);
     if (st != XGPU_SUCCESS) {
         context->ops->program_release(p->handle);
         free(p->log);
@@ -207,7 +207,7 @@ static xgpu_status program_build(const char *func, xgpu_context *context, const 
         free(p);
         return st;
     }
-    *program = p;
+    *program = p->self;
     return XGPU_SUCCESS;
 }
 
@@ -217,16 +217,17 @@ xgpu_status xgpu_program_build(xgpu_context *context, const char *source, const 
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: program is NULL", __func__);
     }
     *program = NULL;
-    XGPU__PIN_OR_RETURN(context, __func__);
-    xgpu_status st = program_build(__func__, context, source, options, program);
+    xgpu__context *c;
+    XGPU__OK_OR_RETURN(xgpu__context_pin(context, __func__, &c));
+    xgpu_status st = program_build(__func__, c, source, options, program);
     if (st != XGPU_SUCCESS) {
-        xgpu__context_unpin(context);
+        xgpu__context_unpin(c);
     }
     return st;
 }
 
 /* Drops one reference; the last one frees the program. */
-static void program_unref(xgpu_program *program) {
+static void program_unref(xgpu__program *program) {
     if (atomic_fetch_sub(&program->refs, 1) != 1) {
         return;
     }
@@ -234,32 +235,35 @@ static void program_unref(xgpu_program *program) {
     xgpu__context_unpin(program->context);
     free(program->source);
     free(program->log);
-    xgpu__handle_retire(program);
+    free(program);
 }
 
 xgpu_status xgpu_program_release(xgpu_program *program) {
     if (!program) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
-    program_unref(program);
+    xgpu__program *p;
+    XGPU__OK_OR_RETURN(xgpu__program_take(program, __func__, "program", &p));
+    program_unref(p);
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_program_from_cache(const xgpu_program *program, bool *from_cache) {
-    XGPU__CHECK_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
+    xgpu__program *p;
+    XGPU__OK_OR_RETURN(xgpu__program_get(program, __func__, "program", &p));
     if (!from_cache) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: from_cache is NULL", __func__);
     }
-    *from_cache = program->from_cache;
+    *from_cache = p->from_cache;
     return XGPU_SUCCESS;
 }
 
 const char *xgpu_program_build_log(const xgpu_program *program) {
-    if (xgpu__handle_check(program, XGPU__MAGIC_PROGRAM, __func__, "program")) {
+    xgpu__program *p;
+    if (xgpu__program_get(program, __func__, "program", &p) != XGPU_SUCCESS) {
         return "";
     }
-    return program->log ? program->log : "";
+    return p->log ? p->log : "";
 }
 
 xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_kernel **kernel) {
@@ -267,24 +271,25 @@ xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_ker
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: kernel is NULL", __func__);
     }
     *kernel = NULL;
-    XGPU__CHECK_OR_RETURN(program, XGPU__MAGIC_PROGRAM, __func__, "program");
+    xgpu__program *p;
+    XGPU__OK_OR_RETURN(xgpu__program_get(program, __func__, "program", &p));
     if (!name || !*name) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: name is %s", __func__,
                           name ? "empty" : "NULL");
     }
-    xgpu_kernel *k = calloc(1, sizeof *k);
+    xgpu__kernel *k = calloc(1, sizeof *k);
     if (!k) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: malloc failed", __func__);
     }
-    const xgpu_backend_ops *ops = program->context->ops;
+    const xgpu_backend_ops *ops = p->context->ops;
     k->props.arg_count = XGPU_ARG_COUNT_UNKNOWN;
-    xgpu_status st = ops->kernel_create(program->handle, name, &k->handle, &k->props);
+    xgpu_status st = ops->kernel_create(p->handle, name, &k->handle, &k->props);
     if (st != XGPU_SUCCESS) {
         free(k);
         return st;
     }
     bool oom = false;
-    if (!xgpu__kernel_sig_parse(program->source, name, &k->sig, &oom)) {
+    if (!xgpu__kernel_sig_parse(p->source, name, &k->sig, &oom)) {
         if (oom) {
             ops->kernel_release(k->handle);
             free(k);
@@ -296,17 +301,17 @@ xgpu_status xgpu_kernel_create(xgpu_program *program, const char *name, xgpu_ker
                   name, k->props.arg_count == XGPU_ARG_COUNT_UNKNOWN ? "cannot count" : "counts");
     }
     snprintf(k->name, sizeof k->name, "%s", name);
-    k->program = program;
-    st = xgpu__handle_add(k, XGPU__MAGIC_KERNEL, __func__);
+    k->program = p;
+    st = xgpu__handle_add(k, XGPU__MAGIC_KERNEL, __func__, (void **)&k->self);
     if (st != XGPU_SUCCESS) {
         ops->kernel_release(k->handle);
         xgpu__kernel_sig_free(&k->sig);
         free(k);
         return st;
     }
-    atomic_fetch_add(&program->refs, 1);
-    atomic_fetch_add(&program->context->live, 1);
-    *kernel = k;
+    atomic_fetch_add(&p->refs, 1);
+    atomic_fetch_add(&p->context->live, 1);
+    *kernel = k->self;
     return XGPU_SUCCESS;
 }
 
@@ -314,63 +319,71 @@ xgpu_status xgpu_kernel_release(xgpu_kernel *kernel) {
     if (!kernel) {
         return XGPU_SUCCESS;
     }
-    XGPU__TAKE_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
-    xgpu_context *ctx = kernel->program->context;
-    ctx->ops->kernel_release(kernel->handle);
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__kernel_take(kernel, __func__, "kernel", &k));
+    xgpu__context *ctx = k->program->context;
+    ctx->ops->kernel_release(k->handle);
     xgpu__context_unpin(ctx);
-    xgpu__kernel_sig_free(&kernel->sig);
-    program_unref(kernel->program);
-    xgpu__handle_retire(kernel);
+    xgpu__kernel_sig_free(&k->sig);
+    program_unref(k->program);
+    free(k);
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_kernel_arg_count(const xgpu_kernel *kernel, uint32_t *count) {
-    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__kernel_get(kernel, __func__, "kernel", &k));
     if (!count) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: count is NULL", __func__);
     }
-    if (kernel->sig.known) {
-        *count = kernel->sig.count;
-    } else if (kernel->props.arg_count != XGPU_ARG_COUNT_UNKNOWN) {
-        *count = kernel->props.arg_count;
+    if (k->sig.known) {
+        *count = k->sig.count;
+    } else if (k->props.arg_count != XGPU_ARG_COUNT_UNKNOWN) {
+        *count = k->props.arg_count;
     } else {
         return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
                           "%s: the signature of kernel '%s' could not be read from its source, "
                           "and the backend cannot count its parameters",
-                          __func__, kernel->name);
+                          __func__, k->name);
     }
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_kernel_preferred_group_multiple(const xgpu_kernel *kernel, size_t *multiple) {
-    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__kernel_get(kernel, __func__, "kernel", &k));
     if (!multiple) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: multiple is NULL", __func__);
     }
-    uint64_t m = kernel->props.preferred_group_multiple;
+    uint64_t m = k->props.preferred_group_multiple;
     if (!m) {
-        m = kernel->program->context->device->info.preferred_group_multiple;
+        m = k->program->context->device->info.preferred_group_multiple;
     }
     *multiple = m ? (size_t)m : 1;
     return XGPU_SUCCESS;
 }
 
 xgpu_status xgpu_kernel_native(const xgpu_kernel *kernel, void **native) {
-    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__kernel_get(kernel, __func__, "kernel", &k));
     if (!native) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: native is NULL", __func__);
     }
-    return kernel->program->context->ops->kernel_native(kernel->handle, native);
+    return k->program->context->ops->kernel_native(k->handle, native);
+}
+
+size_t xgpu__kernel_group_limit(const xgpu__kernel *kernel) {
+    uint64_t dev_max = kernel->program->context->device->info.max_group_size;
+    uint64_t k_max = kernel->props.max_group_size;
+    return (size_t)(k_max && (k_max < dev_max || !dev_max) ? k_max : dev_max);
 }
 
 xgpu_status xgpu_kernel_max_group_size(const xgpu_kernel *kernel, size_t *size) {
-    XGPU__CHECK_OR_RETURN(kernel, XGPU__MAGIC_KERNEL, __func__, "kernel");
+    xgpu__kernel *k;
+    XGPU__OK_OR_RETURN(xgpu__kernel_get(kernel, __func__, "kernel", &k));
     if (!size) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: size is NULL", __func__);
     }
-    uint64_t dev_max = kernel->program->context->device->info.max_group_size;
-    uint64_t k_max = kernel->props.max_group_size;
-    uint64_t m = k_max && (k_max < dev_max || !dev_max) ? k_max : dev_max;
-    *size = (size_t)m;
+    *size = xgpu__kernel_group_limit(k);
     return XGPU_SUCCESS;
 }

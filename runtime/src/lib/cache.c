@@ -37,8 +37,8 @@ static void *state_make(void) {
 
 /* Releases every cached program; the context is being released. */
 static void state_release(xgpu_context *ctx, void *ext) {
+    (void)ctx; /* out of the registry already: its counts are read no more */
     lib_state *s = ext;
-    long held = 0;
     xgpu__lib_entry *e = s->cache;
     while (e) {
         xgpu__lib_entry *next = e->next;
@@ -46,11 +46,9 @@ static void state_release(xgpu_context *ctx, void *ext) {
             xgpu_kernel_release(e->kernels[i]);
         }
         xgpu_program_release(e->program);
-        held += 1 + e->kernel_count;
         free(e);
         e = next;
     }
-    xgpu__context_ext_hold(ctx, -held);
     xgpu__tune_memo_destroy(&s->memo);
     pthread_mutex_destroy(&s->lock);
     free(s);

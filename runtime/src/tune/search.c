@@ -449,7 +449,7 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
                           opt.seconds);
     }
     char path[XGPU__KCACHE_PATH_MAX], why[300] = "";
-    if (opt.db && (!opt.db[0] || strlen(opt.db) >= sizeof path - 32)) {
+    if (opt.db && (!opt.db[0] || strlen(opt.db) + XGPU__TUNE_DB_SUFFIX_MAX >= sizeof path)) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: options->db is %s", __func__,
                           opt.db[0] ? "longer than a path may be" : "empty (NULL: the default)");
     }

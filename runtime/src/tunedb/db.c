@@ -35,19 +35,25 @@ const char *xgpu__tune_level_name(xgpu__tune_level level) {
 
 bool xgpu__tune_db_path(char *out, size_t size, char *why, size_t why_size) {
     const char *env = secure_getenv("XGPU_TUNE_DB");
-    if (env && *env) {
-        if ((size_t)snprintf(out, size, "%s", env) >= size) {
-            snprintf(why, why_size, "XGPU_TUNE_DB is longer than %zu bytes", size - 1);
-            return false;
-        }
-        return true;
-    }
     char dir[XGPU__KCACHE_PATH_MAX];
-    if (!xgpu__cache_dir(dir, sizeof dir, why, why_size)) {
+    int n;
+    if (env && *env) {
+        n = snprintf(out, size, "%s", env);
+    } else if (xgpu__cache_dir(dir, sizeof dir, why, why_size)) {
+        n = snprintf(out, size, "%s/tune.json", dir);
+    } else {
         return false;
     }
-    if ((size_t)snprintf(out, size, "%s/tune.json", dir) >= size) {
-        snprintf(why, why_size, "the cache folder's path is too long");
+    /* The lock, temporary and damaged copies are named after the file:
+     * refused now, rather than failing the store after a search. */
+    size_t room = size < XGPU__KCACHE_PATH_MAX ? size : XGPU__KCACHE_PATH_MAX;
+    if (n < 0 || (size_t)n + XGPU__TUNE_DB_SUFFIX_MAX >= room) {
+        snprintf(why, why_size,
+                 "the tuning database's path (%s) is %d characters long; with the %d its lock "
+                 "and temporary files add, more than the %zu a path may have",
+                 env && *env ? "XGPU_TUNE_DB" : "in the cache folder", n, XGPU__TUNE_DB_SUFFIX_MAX,
+                 room - 1);
+        out[0] = '\0';
         return false;
     }
     return true;

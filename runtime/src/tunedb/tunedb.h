@@ -195,7 +195,12 @@ long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, con
 xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key);
 void xgpu__tune_record_free(xgpu__tune_record *rec);
 
-/* XGPU_TUNE_DB, else tune.json in xgpu's cache folder; false when none. */
+/* The most the database's lock, temporary and damaged copies add to its
+ * path (".tmp.<pid>", ".lock", ".damaged.<n>"). */
+#define XGPU__TUNE_DB_SUFFIX_MAX 32
+/* XGPU_TUNE_DB, else tune.json in xgpu's cache folder; false with the
+ * reason when none is set, or when the path leaves no room for
+ * XGPU__TUNE_DB_SUFFIX_MAX more characters in a path. */
 bool xgpu__tune_db_path(char *out, size_t size, char *why, size_t why_size);
 
 /* ---- lookups (lookup.c) ---- */
