@@ -5,6 +5,7 @@
  * XGPU_NVRTC=none hiding NVRTC. */
 #define _GNU_SOURCE
 #include "embedded.h"
+#include "xt_file.h"
 #include "core_int.h"
 #include "lib.h"
 
@@ -43,13 +44,7 @@ static int teardown(void **state) {
 
 /* The images loaded since the record file was last emptied. */
 static char *recorded(size_t *size) {
-    FILE *f = fopen(getenv("FAKE_CUDA_RECORD"), "rb");
-    char *data = calloc(1, 4 << 20);
-    *size = f && data ? fread(data, 1, (4 << 20) - 1, f) : 0;
-    if (f) {
-        fclose(f);
-    }
-    return data;
+    return xt_read_file(getenv("FAKE_CUDA_RECORD"), size); /* NULL (size 0) before any record */
 }
 
 static void forget_records(void) {

@@ -15,6 +15,7 @@
  * reads the same variables for what to expect. */
 #define _GNU_SOURCE
 #include "embedded.h"
+#include "xt_file.h"
 #include "core_int.h"
 #include "tunedb.h"
 
@@ -56,13 +57,7 @@ static void fake_arch(int i, char *out, size_t size) {
 /* ---- what the fake recorded ---- */
 
 static char *recorded(size_t *size) {
-    FILE *f = fopen(getenv("FAKE_HIP_RECORD"), "rb");
-    char *data = calloc(1, 8 << 20);
-    *size = f && data ? fread(data, 1, (8 << 20) - 1, f) : 0;
-    if (f) {
-        fclose(f);
-    }
-    return data;
+    return xt_read_file(getenv("FAKE_HIP_RECORD"), size); /* NULL (size 0) before any record */
 }
 
 static void forget_records(void) {
