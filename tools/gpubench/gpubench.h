@@ -66,6 +66,9 @@ void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env);
 
 /* report.c: gpubench report FILE... */
 int gb_report(int argc, char **argv);
+/* check.c: `gpubench check [FILE...]`: a verdict per device; the exit
+ * status. */
+int gb_check(int argc, char **argv);
 /* tune.c: `gpubench tune ...`: the exit status. */
 int gb_tune(int argc, char **argv);
 

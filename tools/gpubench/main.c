@@ -10,6 +10,7 @@
 static const char usage[] =
     "usage: gpubench [-b LIST] [-d SELECTOR] [--all-devices] [--dtype LIST] [--full]\n"
     "                [--size N] [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
+    "       gpubench check [-d SELECTOR] [RESULT.json...] (gpubench check --help)\n"
     "       gpubench report [-o PREFIX] RESULT.json...\n"
     "       gpubench tune [-d SELECTOR] [-k LIST] [--dtype LIST] [--time S] ...\n"
     "                     (gpubench tune --help)\n"
@@ -130,6 +131,9 @@ static int parse_args(int argc, char **argv, gb_run_options *o) {
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "report")) {
         return gb_report(argc - 2, argv + 2);
+    }
+    if (argc > 1 && !strcmp(argv[1], "check")) {
+        return gb_check(argc - 2, argv + 2);
     }
     if (argc > 1 && !strcmp(argv[1], "tune")) {
         return gb_tune(argc - 2, argv + 2);

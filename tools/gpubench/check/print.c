@@ -1,0 +1,157 @@
+/* gpubench check's verdicts: a summary table and each device's figures
+ * and reasons for people; schema xgpu.gpubench-check/1 for machines. */
+#include "check.h"
+#include "json_write.h"
+
+#include <xgpu.h>
+
+#include <math.h>
+#include <string.h>
+
+static const char *model_name(const gc_judgement *j) {
+    return j->model ? j->model->model : "no reference";
+}
+
+/* A figure as people read it: whole numbers from 100 up, three digits
+ * below. */
+static void fmt_value(char *buf, size_t size, double v, const char *unit) {
+    if (isnan(v)) {
+        snprintf(buf, size, "-");
+    } else if (v >= 100) {
+        snprintf(buf, size, "%.0f %s", v, unit);
+    } else {
+        snprintf(buf, size, "%.3g %s", v, unit);
+    }
+}
+
+static void print_figure(FILE *f, const gc_figure *g) {
+    char value[48], ref[48], ratio[16], need[24];
+    fmt_value(value, sizeof value, g->value, g->unit);
+    fmt_value(ref, sizeof ref, g->reference, g->unit);
+    snprintf(ratio, sizeof ratio, isnan(g->ratio) ? "-" : "%.2fx", g->ratio);
+    bool latency = !strcmp(g->unit, "us");
+    snprintf(need, sizeof need, "%s%.2fx",
+             latency ? "<= " : ">= ", latency ? 1 / g->tolerance : g->tolerance);
+    if (isnan(g->reference)) {
+        snprintf(need, sizeof need, "-");
+    }
+    fprintf(f, "  %-10s %-36.36s %15s %15s %-8s %6s %8s  %s\n", g->name, g->what, value, ref,
+            isnan(g->reference) ? "-" : g->ref_kind, ratio, need,
+            isnan(g->value)       ? "not in the file"
+            : isnan(g->reference) ? "no reference"
+            : isnan(g->ratio)     ? "not judged"
+            : g->pass             ? "ok"
+                                  : "LOW");
+}
+
+void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
+    fprintf(f, "gpubench check: %zu device%s; references: %s (%s, %zu models)\n\n", n,
+            n == 1 ? "" : "s", r->source, r->updated[0] ? r->updated : "undated", r->count);
+    fprintf(f, "%-16s %-10s %-28s %-30s %s\n", "VERDICT", "DEVICE", "NAME", "MODEL", "HOST");
+    for (size_t i = 0; i < n; i++) {
+        const gc_facts *x = j[i].facts;
+        fprintf(f, "%-16s %-10s %-28.28s %-30.30s %s\n", gc_verdict_name(j[i].verdict), x->device,
+                x->name, model_name(&j[i]), x->host);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gc_facts *x = j[i].facts;
+        fprintf(f, "\n%s %s (%s) on %s: %s\n", x->device, x->name, model_name(&j[i]), x->host,
+                gc_verdict_name(j[i].verdict));
+        fprintf(f, "  file %s, xgpu %s%s%s\n", x->file, x->version[0] ? x->version : "?",
+                x->started[0] ? ", " : "", x->started);
+        if (j[i].nfigures) {
+            fprintf(f, "  %-10s %-36s %15s %15s %-8s %6s %8s\n", "figure", "what", "measured",
+                    "reference", "kind", "ratio", "needs");
+            for (int k = 0; k < j[i].nfigures; k++) {
+                print_figure(f, &j[i].figures[k]);
+            }
+        }
+        for (int k = 0; k < j[i].nreasons; k++) {
+            const gc_reason *e = &j[i].reasons[k];
+            fprintf(f, "  %-16s %s: %s\n", e->level == GC_OK ? "note" : gc_verdict_name(e->level),
+                    e->rule, e->text);
+        }
+    }
+}
+
+static void json_num(FILE *f, double v) {
+    if (isnan(v)) {
+        fputs("null", f);
+    } else {
+        jw_number(f, v);
+    }
+}
+
+static void json_device(FILE *f, const gc_judgement *j) {
+    const gc_facts *x = j->facts;
+    fputs("\n    {\"file\": ", f);
+    jw_string(f, x->file);
+    fputs(", \"host\": ", f);
+    jw_string(f, x->host);
+    fputs(", \"device\": ", f);
+    jw_string(f, x->device);
+    fputs(", \"name\": ", f);
+    jw_string(f, x->name);
+    fputs(", \"pci_bus_id\": ", f);
+    x->pci_bus_id[0] ? jw_string(f, x->pci_bus_id) : (void)fputs("null", f);
+    fputs(", \"xgpu_version\": ", f);
+    x->version[0] ? jw_string(f, x->version) : (void)fputs("null", f);
+    fputs(", \"model\": ", f);
+    j->model ? jw_string(f, j->model->model) : (void)fputs("null", f);
+    fputs(", \"verdict\": ", f);
+    jw_string(f, gc_verdict_name(j->verdict));
+    fputs(",\n     \"figures\": [", f);
+    for (int k = 0; k < j->nfigures; k++) {
+        const gc_figure *g = &j->figures[k];
+        fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+        jw_string(f, g->name);
+        fputs(", \"what\": ", f);
+        jw_string(f, g->what);
+        fputs(", \"value\": ", f);
+        json_num(f, g->value);
+        fputs(", \"unit\": ", f);
+        jw_string(f, g->unit);
+        fputs(", \"reference\": ", f);
+        json_num(f, g->reference);
+        fputs(", \"reference_kind\": ", f);
+        jw_string(f, g->ref_kind);
+        fputs(", \"ratio\": ", f);
+        json_num(f, g->ratio);
+        fputs(", \"tolerance\": ", f);
+        json_num(f, g->tolerance);
+        fprintf(f, ", \"pass\": %s}", isnan(g->ratio) ? "null" : g->pass ? "true" : "false");
+    }
+    fputs("],\n     \"reasons\": [", f);
+    for (int k = 0; k < j->nreasons; k++) {
+        const gc_reason *e = &j->reasons[k];
+        fputs(k ? ", {\"level\": " : "{\"level\": ", f);
+        jw_string(f, e->level == GC_OK ? "note" : gc_verdict_name(e->level));
+        fputs(", \"rule\": ", f);
+        jw_string(f, e->rule);
+        fputs(", \"text\": ", f);
+        jw_string(f, e->text);
+        fputs("}", f);
+    }
+    fputs("]}", f);
+}
+
+void gc_print_json(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
+    size_t count[GC_FAULTY + 1] = {0};
+    fputs("{\n  \"schema\": \"xgpu.gpubench-check/1\",\n  \"xgpu_version\": ", f);
+    jw_string(f, xgpu_version_string());
+    fputs(",\n  \"references\": {\"source\": ", f);
+    jw_string(f, r->source);
+    fputs(", \"updated\": ", f);
+    r->updated[0] ? jw_string(f, r->updated) : (void)fputs("null", f);
+    fprintf(f, ", \"models\": %zu},\n  \"devices\": [", r->count);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? "," : "", f);
+        json_device(f, &j[i]);
+        count[j[i].verdict]++;
+    }
+    fputs("\n  ],\n  \"summary\": {", f);
+    for (int v = GC_OK; v <= GC_FAULTY; v++) {
+        fprintf(f, "%s\"%s\": %zu", v ? ", " : "", gc_verdict_name((gc_verdict)v), count[v]);
+    }
+    fputs("}\n}\n", f);
+}
