@@ -60,6 +60,16 @@ typedef struct check_opts {
     int nfiles;
 } check_opts;
 
+static bool is_value_option(const char *a) {
+    static const char *const with_value[] = {"-d", "--save", "--reference", "--json", "--time"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++) {
+        if (!strcmp(a, with_value[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int parse(int argc, char **argv, check_opts *o) {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -70,9 +80,8 @@ static int parse(int argc, char **argv, check_opts *o) {
             for (i++; i < argc; i++) {
                 o->files[o->nfiles++] = argv[i];
             }
-        } else if (a[0] == '-' && a[1] && !v) {
-            fprintf(stderr, "gpubench check: '%s' needs a value or is unknown\n\n%s", a,
-                    check_usage);
+        } else if (is_value_option(a) && !v) {
+            fprintf(stderr, "gpubench check: %s needs a value\n\n%s", a, check_usage);
             return 2;
         } else if (!strcmp(a, "-d")) {
             o->selector = v, i++;

@@ -338,12 +338,13 @@ done:
     return rc;
 }
 
-/* Whether two facts are one device of one machine (files of one run
- * split by benchmark). */
+/* Whether two facts are one device of one machine in one run (files of
+ * one run split by benchmark): files without a start time (before xgpu
+ * 0.7) are taken as one run when all else matches. */
 bool gc_facts_same_device(const gc_facts *a, const gc_facts *b) {
     return !strcmp(a->host, b->host) && !strcmp(a->device, b->device) &&
            !strcmp(a->name, b->name) && !strcmp(a->pci_bus_id, b->pci_bus_id) &&
-           !strcmp(a->version, b->version);
+           !strcmp(a->version, b->version) && !strcmp(a->started, b->started);
 }
 
 void gc_facts_merge(gc_facts *into, const gc_facts *from) {

@@ -244,7 +244,7 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
     }
     int gen = f->h.pcie_max_gen > 0 ? f->h.pcie_max_gen : m->pcie_gen;
     int width = f->h.pcie_max_width > 0 ? f->h.pcie_max_width : m->pcie_width;
-    double link = gc_pcie_gbs(gen, width);
+    double link = model ? gc_pcie_gbs(gen, width) : NAN;
     const char *shape = f->transfer_shape[0] ? f->transfer_shape : "pinned copy";
     if (gen > 0 && width > 0) {
         snprintf(what, sizeof what, "%s vs Gen%d x%d", shape, gen, width);
