@@ -206,6 +206,11 @@ check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK
     --json "$logdir/gpubench-gemm.json"
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
+# The verdict: gpubench check's short set with health and telemetry, its
+# result file and its verdicts kept (a device that is not OK fails here:
+# the log says why). Its figures become the model's measured reference.
+check gpubench.check "$build/bin/gpubench" check -d "$bsel" \
+    --save "$logdir/gpubench-check-run.json" --json "$logdir/gpubench-check.json"
 # The fleet features on this node: every device of the backend at once,
 # then the peer-to-peer matrix (direct where CUDA or HIP has a peer path),
 # with NVML's or ROCm SMI's telemetry in every result of the JSON; then
@@ -223,7 +228,7 @@ if [ "${sel%%:*}" = cuda ]; then
 fi
 reports=()
 for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json" \
-    "$logdir/gpubench-fleet.json"; do
+    "$logdir/gpubench-fleet.json" "$logdir/gpubench-check-run.json"; do
     if [ -s "$f" ]; then
         reports+=("$f")
     fi
