@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#define GC_TEXT_DETAILS 8 /* up to this many devices, each one's details */
+
 static const char *model_name(const gc_judgement *j) {
     return j->model ? j->model->model : "no reference";
 }
@@ -45,16 +47,34 @@ static void print_figure(FILE *f, const gc_figure *g) {
 }
 
 void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
-    fprintf(f, "gpubench check: %zu device%s; references: %s (%s, %zu models)\n\n", n,
-            n == 1 ? "" : "s", r->source, r->updated[0] ? r->updated : "undated", r->count);
+    size_t count[GC_FAULTY + 1] = {0};
+    for (size_t i = 0; i < n; i++) {
+        count[j[i].verdict]++;
+    }
+    fprintf(f, "gpubench check: %zu device%s", n, n == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int v = GC_FAULTY; v >= GC_OK; v--) {
+        if (count[v]) {
+            fprintf(f, "%s%zu %s", sep, count[v], gc_verdict_name((gc_verdict)v));
+            sep = ", ";
+        }
+    }
+    fprintf(f, "\nreferences: %s (%s, %zu models)\n\n", r->source,
+            r->updated[0] ? r->updated : "undated", r->count);
     fprintf(f, "%-16s %-10s %-28s %-30s %s\n", "VERDICT", "DEVICE", "NAME", "MODEL", "HOST");
     for (size_t i = 0; i < n; i++) {
         const gc_facts *x = j[i].facts;
         fprintf(f, "%-16s %-10s %-28.28s %-30.30s %s\n", gc_verdict_name(j[i].verdict), x->device,
                 x->name, model_name(&j[i]), x->host);
     }
+    /* A fleet's OK devices are one line each above; the details are for
+     * the others (--json has every device's). */
+    bool all = n <= GC_TEXT_DETAILS;
     for (size_t i = 0; i < n; i++) {
         const gc_facts *x = j[i].facts;
+        if (!all && j[i].verdict == GC_OK) {
+            continue;
+        }
         fprintf(f, "\n%s %s (%s) on %s: %s\n", x->device, x->name, model_name(&j[i]), x->host,
                 gc_verdict_name(j[i].verdict));
         fprintf(f, "  file %s, xgpu %s%s%s\n", x->file, x->version[0] ? x->version : "?",
@@ -71,6 +91,10 @@ void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
             fprintf(f, "  %-16s %s: %s\n", e->level == GC_OK ? "note" : gc_verdict_name(e->level),
                     e->rule, e->text);
         }
+    }
+    if (!all && count[GC_OK]) {
+        fprintf(f, "\n(%zu OK device%s: one line each above; --json has their figures)\n",
+                count[GC_OK], count[GC_OK] == 1 ? "" : "s");
     }
 }
 
