@@ -190,7 +190,9 @@ int gc_refs_add(gc_refs *r, const char *txt, size_t len, const char *origin, cha
             snprintf(inner, sizeof inner, "out of memory");
             goto done;
         }
-        memcpy(models, r->models, r->count * sizeof *models);
+        if (r->count) {
+            memcpy(models, r->models, r->count * sizeof *models);
+        }
         size_t count = r->count;
         const cJSON *o;
         cJSON_ArrayForEach(o, list) {
