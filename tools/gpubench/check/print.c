@@ -6,6 +6,7 @@
 #include <xgpu.h>
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #define GC_TEXT_DETAILS 8 /* up to this many devices, each one's details */
@@ -46,6 +47,59 @@ static void print_figure(FILE *f, const gc_figure *g) {
                                   : "LOW");
 }
 
+/* Appends to a line being built; stops quietly at its end. */
+static void add(char *line, size_t size, const char *fmt, ...) {
+    size_t used = strlen(line);
+    if (used + 1 >= size) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+static const char *yes_no(int v, const char *yes, const char *no) {
+    return v == 1 ? yes : v == 0 ? no : "?";
+}
+
+/* The health facts on one line, "?" where unknown. */
+static void print_health(FILE *f, const gc_health *h) {
+    if (!h->known) {
+        return;
+    }
+    char line[512] = "";
+    if (h->pcie_gen > 0 || h->pcie_max_gen > 0) {
+        add(line, sizeof line, "PCIe Gen%d x%d %s (max Gen%d x%d)", h->pcie_gen, h->pcie_width,
+            h->pcie_under_load == 1 ? "under load" : "idle", h->pcie_max_gen, h->pcie_max_width);
+    } else {
+        add(line, sizeof line, "PCIe ?");
+    }
+    add(line, sizeof line, "; ECC %s", yes_no(h->ecc_enabled, "on", "off"));
+    if (!isnan(h->ecc_volatile_unc) || !isnan(h->ecc_aggregate_unc)) {
+        add(line, sizeof line, ", %.0f uncorrectable",
+            fmax(fmax(h->ecc_volatile_unc, 0), fmax(h->ecc_aggregate_unc, 0)));
+    }
+    if (h->remap_pending >= 0) {
+        add(line, sizeof line, "; row remap %s",
+            h->remap_failed == 1 ? "FAILED" : yes_no(h->remap_pending, "pending", "none pending"));
+    }
+    if (h->nvlink_links > 0) {
+        add(line, sizeof line, "; NVLink %d/%d up", h->nvlink_up, h->nvlink_links);
+    }
+    add(line, sizeof line, "; MIG %s; persistence %s", yes_no(h->mig_enabled, "on", "off"),
+        yes_no(h->persistence, "on", "off"));
+    if (!isnan(h->temperature_c)) {
+        add(line, sizeof line, "; %.0f C", h->temperature_c);
+    }
+    if (h->module_version[0] || h->library_version[0]) {
+        add(line, sizeof line, "; driver %s, library %s",
+            h->module_version[0] ? h->module_version : "?",
+            h->library_version[0] ? h->library_version : "?");
+    }
+    fprintf(f, "  health (%s): %s\n", h->source[0] ? h->source : "?", line);
+}
+
 void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
     size_t count[GC_FAULTY + 1] = {0};
     for (size_t i = 0; i < n; i++) {
@@ -79,6 +133,7 @@ void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
                 gc_verdict_name(j[i].verdict));
         fprintf(f, "  file %s, xgpu %s%s%s\n", x->file, x->version[0] ? x->version : "?",
                 x->started[0] ? ", " : "", x->started);
+        print_health(f, &x->h);
         if (j[i].nfigures) {
             fprintf(f, "  %-10s %-36s %15s %15s %-8s %6s %8s\n", "figure", "what", "measured",
                     "reference", "kind", "ratio", "needs");
