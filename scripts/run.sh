@@ -2,7 +2,9 @@
 # The main job on a new machine: install what is missing, build, list every
 # compute device (and why a backend is unavailable), then gpubench's quick
 # suite on every device (xgpu beside the vendor library and OpenBLAS, every
-# result verified), its results also in gpubench.json.
+# result verified), its results also in gpubench.json, and gpubench check's
+# verdict per device on that file (the quick suite's sizes judge health and
+# identity, not speed: gpubench check alone runs the sizes that do).
 # Usage: scripts/run.sh [build-dir]
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,4 +25,8 @@ fi
 echo
 echo "== gpubench quick suite (CLBlast's first run compiles its kernels)"
 "$build/bin/gpubench" --json gpubench.json || status=1
+
+echo
+echo "== gpubench check gpubench.json (a verdict per device; UNKNOWN: no reference for the model)"
+"$build/bin/gpubench" check gpubench.json || true
 exit "$status"

@@ -174,6 +174,10 @@ static const rule_case cases[] = {
      GC_OK, "throttle.power"},
     {"results/0/median_s", "null", GC_OK, "results.unrun"},
     {"gpuinfo/devices/0/name", "\"Made-up GPU 9000\"", GC_UNKNOWN, "reference.none"},
+    /* A slow figure of a case smaller than the reference's is not judged. */
+    {"results/1/size", "1024", GC_OK, "size.gemm"},
+    {"results/2/size", "67108864", GC_OK, "size.bandwidth"},
+    {"results/3/size", "1048576", GC_OK, "size.transfer"},
 };
 
 static void healthy_file_is_ok(void **state) {
@@ -192,6 +196,7 @@ static void healthy_file_is_ok(void **state) {
     for (int i = 0; i < j.nfigures; i++) {
         assert_false(isnan(j.figures[i].ratio));
         assert_true(j.figures[i].pass);
+        assert_false(j.figures[i].too_small);
     }
     /* The triad against the measured median: 3600 / 3597. */
     assert_string_equal(j.figures[0].ref_kind, "measured");
@@ -440,6 +445,7 @@ static void published_h200_run(void **state) {
     for (int i = 0; i < j.nfigures; i++) {
         assert_true(j.figures[i].pass);
         assert_false(isnan(j.figures[i].ratio));
+        assert_false(j.figures[i].too_small);
     }
     assert_true(has_rule(&j, "file.lacks")); /* 0.3.0 wrote no health */
 }

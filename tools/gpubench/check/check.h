@@ -29,6 +29,8 @@ typedef struct gc_model {
     char spec_source[192];
     double meas_triad_gbs, meas_gemm_vendor_gflops, meas_gemm_xgpu_gflops;
     double meas_transfer_gbs, meas_enqueue_us, meas_round_trip_us;
+    int meas_gemm_n;        /* the sizes the medians were measured at; -1: not said */
+    double meas_stream_mib; /* NAN: not said */
     char meas_source[192];
 } gc_model;
 
@@ -88,7 +90,8 @@ typedef struct gc_facts {
     double gemm_vendor_gflops, gemm_xgpu_gflops;
     char gemm_vendor_impl[16], gemm_vendor_dtype[8], gemm_xgpu_dtype[8];
     int gemm_vendor_n, gemm_xgpu_n;
-    double transfer_gbs; /* best pinned copy of the largest size, either way */
+    double transfer_gbs; /* best pinned copy, either way */
+    double transfer_mib; /* its size */
     char transfer_shape[64];
     double enqueue_us, round_trip_us;
     int rows, failed_rows, unrun_rows, throttled_rows, thermal_rows;
@@ -134,7 +137,14 @@ typedef struct gc_figure {
     double ratio;      /* value / reference (reference / value for latency) */
     double tolerance;  /* the least ratio that passes */
     bool pass;
+    bool too_small; /* the case was smaller than the reference's: shown, not judged */
 } gc_figure;
+
+/* The least sizes a figure is judged at against a spec sheet (below, caches
+ * and start-up costs decide): GEMM n, MiB per stream array, MiB per copy. */
+#define GC_SPEC_MIN_GEMM_N 2048
+#define GC_SPEC_MIN_STREAM_MIB 256
+#define GC_MIN_TRANSFER_MIB 16
 
 #define GC_MAX_REASONS 24
 #define GC_MAX_FIGURES 6

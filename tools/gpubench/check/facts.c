@@ -213,6 +213,7 @@ static void take_row(const cJSON *r, gc_facts *f) {
         double g = row_rate(r, "gbs");
         if (!isnan(g) && (isnan(f->transfer_gbs) || g > f->transfer_gbs)) {
             f->transfer_gbs = g;
+            f->transfer_mib = size / (1 << 20);
             snprintf(f->transfer_shape, sizeof f->transfer_shape, "%s", shape);
         }
     } else if (!strcmp(bench, "launch") && !strcmp(impl, "xgpu")) {
@@ -233,7 +234,7 @@ static void init_facts(gc_facts *f, const cJSON *root, const char *file, const c
     copy_str(root, "started_utc", f->started, sizeof f->started);
     snprintf(f->device, sizeof f->device, "%s", path);
     f->triad_gbs = f->stream_mib = f->gemm_vendor_gflops = f->gemm_xgpu_gflops = NAN;
-    f->transfer_gbs = f->enqueue_us = f->round_trip_us = NAN;
+    f->transfer_gbs = f->transfer_mib = f->enqueue_us = f->round_trip_us = NAN;
     no_health(f);
     read_identity(root, f);
 }
@@ -373,6 +374,7 @@ void gc_facts_merge(gc_facts *into, const gc_facts *from) {
     if (!isnan(from->transfer_gbs) &&
         (isnan(into->transfer_gbs) || from->transfer_gbs > into->transfer_gbs)) {
         into->transfer_gbs = from->transfer_gbs;
+        into->transfer_mib = from->transfer_mib;
         memcpy(into->transfer_shape, from->transfer_shape, sizeof into->transfer_shape);
     }
     if (isnan(into->enqueue_us)) {

@@ -43,6 +43,7 @@ static void print_figure(FILE *f, const gc_figure *g) {
             isnan(g->value)       ? "not in the file"
             : isnan(g->reference) ? "no reference"
             : isnan(g->ratio)     ? "not judged"
+            : g->too_small        ? "not judged: size"
             : g->pass             ? "ok"
                                   : "LOW");
 }
@@ -198,7 +199,10 @@ static void json_device(FILE *f, const gc_judgement *j) {
         json_num(f, g->ratio);
         fputs(", \"tolerance\": ", f);
         json_num(f, g->tolerance);
-        fprintf(f, ", \"pass\": %s}", isnan(g->ratio) ? "null" : g->pass ? "true" : "false");
+        fprintf(f, ", \"pass\": %s}",
+                isnan(g->ratio) || g->too_small ? "null"
+                : g->pass                       ? "true"
+                                                : "false");
     }
     fputs("],\n     \"reasons\": [", f);
     for (int k = 0; k < j->nreasons; k++) {

@@ -123,6 +123,8 @@ static int read_model(const cJSON *o, size_t i, gc_model *m, char *why, size_t w
         num(meas, "transfer_pinned_gbs", &m->meas_transfer_gbs, where, why, why_size) ||
         num(meas, "launch_enqueue_us", &m->meas_enqueue_us, where, why, why_size) ||
         num(meas, "launch_round_trip_us", &m->meas_round_trip_us, where, why, why_size) ||
+        whole(meas, "gemm_n", &m->meas_gemm_n, where, why, why_size) ||
+        num(meas, "stream_mib", &m->meas_stream_mib, where, why, why_size) ||
         text(meas, "source", m->meas_source, sizeof m->meas_source, meas != NULL, where, why,
              why_size)) {
         return -1;

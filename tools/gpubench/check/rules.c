@@ -175,7 +175,8 @@ static void rule_identity(const gc_facts *f, const gc_model *m, gc_judgement *j)
 
 /* A figure beside its reference; fails set UNDERPERFORMING. */
 static void figure(gc_judgement *j, const char *name, const char *what, double value,
-                   const char *unit, double ref, const char *kind, double tol, bool lower_better) {
+                   const char *unit, double ref, const char *kind, double tol, bool lower_better,
+                   const char *too_small) {
     if (j->nfigures >= GC_MAX_FIGURES) {
         return;
     }
@@ -191,7 +192,13 @@ static void figure(gc_judgement *j, const char *name, const char *what, double v
                    ? NAN
                    : (lower_better ? ref / value : value / ref);
     g->pass = isnan(g->ratio) || g->ratio >= tol;
-    if (!g->pass) {
+    if (too_small && !isnan(value) && !isnan(ref)) {
+        g->too_small = true;
+        g->pass = true;
+        char rule[24];
+        snprintf(rule, sizeof rule, "size.%s", name);
+        reason(j, GC_OK, rule, "%s: %s, so not judged", what, too_small);
+    } else if (!g->pass) {
         char rule[24];
         snprintf(rule, sizeof rule, "perf.%s", name);
         reason(j, GC_UNDERPERFORMING, rule,
@@ -211,19 +218,20 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
     none.spec_fp32_gflops = none.meas_gemm_xgpu_gflops = none.meas_round_trip_us = NAN;
     none.pcie_gen = none.pcie_width = -1;
     const gc_model *m = model ? model : &none;
-    char what[96];
+    char what[96], small[96];
     if (isnan(f->stream_mib)) {
         snprintf(what, sizeof what, "stream triad");
     } else {
         snprintf(what, sizeof what, "stream triad, %.0f MiB", f->stream_mib);
     }
-    if (!isnan(m->meas_triad_gbs)) {
-        figure(j, "bandwidth", what, f->triad_gbs, "GB/s", m->meas_triad_gbs, "measured",
-               t->measured, false);
-    } else {
-        figure(j, "bandwidth", what, f->triad_gbs, "GB/s", m->spec_bandwidth_gbs, "spec",
-               t->spec_bandwidth, false);
-    }
+    bool meas = !isnan(m->meas_triad_gbs);
+    double want_mib = meas ? m->meas_stream_mib : GC_SPEC_MIN_STREAM_MIB;
+    snprintf(small, sizeof small, "smaller than the %.0f MiB %s", want_mib,
+             meas ? "the reference was measured at" : "a spec-sheet comparison needs");
+    figure(j, "bandwidth", what, f->triad_gbs, "GB/s",
+           meas ? m->meas_triad_gbs : m->spec_bandwidth_gbs, meas ? "measured" : "spec",
+           meas ? t->measured : t->spec_bandwidth, false,
+           f->stream_mib < 0.99 * want_mib ? small : NULL);
     bool f32 = !strcmp(f->gemm_vendor_dtype, "f32");
     snprintf(what, sizeof what, "%s %s GEMM, n=%d", f->gemm_vendor_impl, f->gemm_vendor_dtype,
              f->gemm_vendor_n);
@@ -231,16 +239,23 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
         snprintf(what, sizeof what, "vendor f32 GEMM");
     }
     if (isnan(f->gemm_vendor_gflops) || f32) {
-        bool meas = !isnan(m->meas_gemm_vendor_gflops);
+        meas = !isnan(m->meas_gemm_vendor_gflops);
+        int want_n = meas && m->meas_gemm_n > 0 ? m->meas_gemm_n : GC_SPEC_MIN_GEMM_N;
+        snprintf(small, sizeof small, "smaller than the n=%d %s", want_n,
+                 meas && m->meas_gemm_n > 0 ? "the reference was measured at"
+                                            : "a comparison needs");
         figure(j, "gemm", what, f->gemm_vendor_gflops, "GFLOP/s",
                meas ? m->meas_gemm_vendor_gflops : m->spec_fp32_gflops, meas ? "measured" : "spec",
-               meas ? t->measured : t->spec_gemm, false);
+               meas ? t->measured : t->spec_gemm, false, f->gemm_vendor_n < want_n ? small : NULL);
     }
     if (!isnan(f->gemm_xgpu_gflops) && !strcmp(f->gemm_xgpu_dtype, "f32") &&
         (!model || !isnan(m->meas_gemm_xgpu_gflops))) {
+        int want_n = m->meas_gemm_n > 0 ? m->meas_gemm_n : GC_SPEC_MIN_GEMM_N;
+        snprintf(small, sizeof small, "smaller than the n=%d the reference was measured at",
+                 want_n);
         snprintf(what, sizeof what, "xgpu f32 GEMM, n=%d", f->gemm_xgpu_n);
         figure(j, "gemm.xgpu", what, f->gemm_xgpu_gflops, "GFLOP/s", m->meas_gemm_xgpu_gflops,
-               "measured", t->measured, false);
+               "measured", t->measured, false, f->gemm_xgpu_n < want_n ? small : NULL);
     }
     int gen = f->h.pcie_max_gen > 0 ? f->h.pcie_max_gen : m->pcie_gen;
     int width = f->h.pcie_max_width > 0 ? f->h.pcie_max_width : m->pcie_width;
@@ -252,11 +267,14 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
         snprintf(what, sizeof what, "%s", shape);
     }
     if (!isnan(link) || (!model && !isnan(f->transfer_gbs))) {
-        figure(j, "transfer", what, f->transfer_gbs, "GB/s", link, "link", t->link_transfer, false);
+        snprintf(small, sizeof small, "copies under %d MiB are dominated by their start-up",
+                 GC_MIN_TRANSFER_MIB);
+        figure(j, "transfer", what, f->transfer_gbs, "GB/s", link, "link", t->link_transfer, false,
+               f->transfer_mib < GC_MIN_TRANSFER_MIB ? small : NULL);
     }
     if (!model || !isnan(m->meas_round_trip_us)) {
         figure(j, "launch", "launch round trip", f->round_trip_us, "us", m->meas_round_trip_us,
-               "measured", 1 / t->launch, true);
+               "measured", 1 / t->launch, true, NULL);
     }
 }
 
