@@ -540,6 +540,15 @@ static void command_exit_statuses(void **state) {
     cJSON_Delete(v);
     free(json);
 
+    /* No device: 1, and why each backend is unavailable. */
+    snprintf(cmd, sizeof cmd, "XGPU_BACKENDS=cuda XGPU_CUDA_PROBE=auto %s check 2>&1", GPUBENCH);
+    out = xt_run_command(cmd, &status);
+    assert_non_null(out);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(out, "no device to check"));
+    assert_non_null(strstr(out, "cuda: unavailable: "));
+    free(out);
+
     write_text("check-bad-ref.json", "{\"schema\": \"xgpu.gpu-references/1\", \"models\": 3}");
     assert_int_equal(run("--reference check-bad-ref.json check-healthy.json", &out), 2);
     assert_non_null(strstr(out, "check-bad-ref.json: no \"models\" list"));

@@ -184,6 +184,20 @@ static void run_device(xgpu_device *dev, double time, gb_env *env) {
     }
 }
 
+/* Why each backend that is not available is not: when no device is
+ * left to check, that is the answer (gpuinfo --doctor walks it further). */
+static void say_backends(FILE *f) {
+    uint32_t nb = 0;
+    xgpu_backend_count(&nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        xgpu_backend_info bi;
+        if (xgpu_backend_get_info(b, &bi, sizeof bi) == XGPU_SUCCESS && !bi.available) {
+            fprintf(f, "%s: unavailable: %s\n", bi.name, bi.reason);
+        }
+    }
+    fprintf(f, "(gpuinfo --doctor walks the stack layer by layer)\n");
+}
+
 /* The live run into a result file (o->save, else a temporary removed after
  * reading): 0 with its facts, else the exit status. */
 static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, size_t *n) {
@@ -196,7 +210,9 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
         return rc;
     }
     if (!nrun) {
-        fprintf(stderr, "gpubench check: no device to check; gpuinfo says why\n");
+        fprintf(stderr, "gpubench check: no device to check%s\n",
+                o->selector ? " for that selector" : "");
+        say_backends(stderr);
         free(devs);
         return 1;
     }
