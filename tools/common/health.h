@@ -85,11 +85,13 @@ typedef struct gh_persistence {
     gh_flag enabled;
 } gh_persistence;
 
+/* Versions, "" when unknown: the kernel module's (/proc/driver/nvidia/version,
+ * /sys/module/amdgpu/version) and the user-space library's
+ * (nvmlSystemGetDriverVersion, ROCm SMI's driver version). */
 typedef struct gh_driver {
-    char
-        kernel_module[64]; /* /proc/driver/nvidia/version, /sys/module/amdgpu/version; "" unknown */
-    char library[64];      /* nvmlSystemGetDriverVersion, ROCm SMI's driver; "" unknown */
-    gh_flag match;         /* known when both are */
+    char kernel_module[96];
+    char library[96];
+    gh_flag match; /* known when both are */
 } gh_driver;
 
 typedef struct gh_xid {
