@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "health_machine.h"
 
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -343,6 +344,32 @@ static void watch_reads_the_link_under_load(void **state) {
     gh_close(d);
 }
 
+/* The libcuda.so.1 this process loaded names driver 550.54.15 in its
+ * file: checked against the kernel module even without NVML (which does
+ * not start when they differ). */
+static void libcuda_file_version(void **state) {
+    (void)state;
+    hm_put("proc/driver/nvidia/version", NVRM);
+    gh_device *d = open_nvidia();
+    assert_string_equal(gh_device_facts(d)->driver.libcuda, ""); /* not loaded yet */
+    hm_assert_flag_unknown(gh_device_facts(d)->driver.match);
+    gh_close(d);
+    void *cuda = dlopen(FAKE_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(cuda);
+    d = open_nvidia();
+    const gh_facts *h = gh_device_facts(d);
+    assert_string_equal(h->driver.libcuda, "550.54.15");
+    assert_string_equal(h->driver.library, "");
+    hm_assert_flag(h->driver.match, true);
+    gh_close(d);
+    hm_put("proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                         "550.40.07  Wed Jan 10 2024\n");
+    d = open_nvidia();
+    hm_assert_flag(gh_device_facts(d)->driver.match, false);
+    gh_close(d);
+    dlclose(cuda);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(nvml_healthy, hm_setup, hm_teardown),
@@ -353,6 +380,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(rsmi_facts, hm_setup, hm_teardown),
         cmocka_unit_test_setup_teardown(rsmi_missing_functions, hm_setup, hm_teardown),
         cmocka_unit_test_setup_teardown(watch_reads_the_link_under_load, hm_setup, hm_teardown),
+        cmocka_unit_test_setup_teardown(libcuda_file_version, hm_setup, hm_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,7 +222,7 @@ static const char *const remapped[] = {"source", "correctable", "uncorrectable",
 static const char *const nvlink[] = {"source", "links", "up"};
 static const char *const mig[] = {"source", "enabled", "pending"};
 static const char *const persistence[] = {"source", "enabled"};
-static const char *const driver[] = {"kernel_module", "library", "match"};
+static const char *const driver[] = {"kernel_module", "library", "match", "libcuda"};
 static const char *const xid[] = {"readable", "count", "why"};
 #define MEMBERS(o, names) assert_members(o, names, sizeof names / sizeof names[0])
 
@@ -249,7 +249,7 @@ static void json_of_a_device_nothing_serves(void **state) {
                   {"nvlink", nvlink, 3},
                   {"mig", mig, 3},
                   {"persistence", persistence, 2},
-                  {"driver", driver, 3},
+                  {"driver", driver, 4},
                   {"xid", xid, 3}};
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         const cJSON *grp = hm_key(o, groups[g].name);

@@ -118,9 +118,15 @@ static void read_all(gh_device *d, gh_vendor vendor) {
             p->source = GH_SOURCE_SYSFS;
         }
     }
-    gh_kernel_module(vendor, h->driver.kernel_module, sizeof h->driver.kernel_module);
-    if (h->driver.kernel_module[0] && h->driver.library[0]) {
-        h->driver.match = gh_flag_of(!strcmp(h->driver.kernel_module, h->driver.library));
+    gh_driver *drv = &h->driver;
+    gh_kernel_module(vendor, drv->kernel_module, sizeof drv->kernel_module);
+    if (vendor == GH_VENDOR_NVIDIA) {
+        gh_libcuda_version(drv->libcuda, sizeof drv->libcuda);
+    }
+    if (drv->kernel_module[0] && (drv->library[0] || drv->libcuda[0])) {
+        bool lib_ok = !drv->library[0] || !strcmp(drv->kernel_module, drv->library);
+        bool cuda_ok = !drv->libcuda[0] || !strcmp(drv->kernel_module, drv->libcuda);
+        drv->match = gh_flag_of(lib_ok && cuda_ok);
     }
     if (vendor == GH_VENDOR_NVIDIA) {
         gh_read_xid(&h->xid);

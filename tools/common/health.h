@@ -86,12 +86,14 @@ typedef struct gh_persistence {
 } gh_persistence;
 
 /* Versions, "" when unknown: the kernel module's (/proc/driver/nvidia/version,
- * /sys/module/amdgpu/version) and the user-space library's
- * (nvmlSystemGetDriverVersion, ROCm SMI's driver version). */
+ * /sys/module/amdgpu/version) and the user-space libraries'
+ * (nvmlSystemGetDriverVersion, ROCm SMI's driver version; libcuda.so.1's
+ * file name, which tells even when NVML cannot start for the mismatch). */
 typedef struct gh_driver {
     char kernel_module[96];
     char library[96];
-    gh_flag match; /* known when both are */
+    gh_flag match;    /* known when the module's and another are: false when one differs */
+    char libcuda[96]; /* NVIDIA: the version in the loaded libcuda.so.1's file name */
 } gh_driver;
 
 typedef struct gh_xid {

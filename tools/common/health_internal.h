@@ -40,6 +40,10 @@ void gh_rsmi_read(const gh_lib *lib, gh_facts *h);
 void gh_nvml_link(const gh_lib *lib, gh_num *gen, gh_num *width);
 void gh_rsmi_link(const gh_lib *lib, gh_num *gen, gh_num *width);
 void gh_nvml_close(gh_lib *lib);
+/* The driver version in the name of the file libcuda.so.1 resolves to
+ * ("550.54.15" in libcuda.so.550.54.15) when this process has loaded it
+ * (the CUDA backend does); "" otherwise, or when the name has none. */
+void gh_libcuda_version(char *out, size_t size);
 void gh_rsmi_close(gh_lib *lib);
 
 /* health_host.c */

@@ -90,6 +90,8 @@ void gh_write_json(FILE *f, const gh_facts *h) {
     text_or_null(f, "kernel_module", h->driver.kernel_module, true);
     text_or_null(f, "library", h->driver.library, false);
     flag(f, "match", h->driver.match);
+    fputs(", ", f);
+    text_or_null(f, "libcuda", h->driver.libcuda, true);
     fputc('}', f);
 
     fputs(",\n    \"xid\": {\"readable\": ", f);

@@ -4,8 +4,14 @@
  * library and device); each function is looked up on its own, and a
  * missing one, or one that answers NOT_SUPPORTED, leaves its facts
  * unknown. */
+#define _GNU_SOURCE /* dlinfo, RTLD_NOLOAD */
 #include "health_internal.h"
+#include "nvml_inventory.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -232,4 +238,19 @@ void gh_nvml_read(const gh_lib *lib, gh_facts *h) {
         version[sizeof version - 1] = '\0';
         snprintf(h->driver.library, sizeof h->driver.library, "%s", version);
     }
+}
+
+void gh_libcuda_version(char *out, size_t size) {
+    out[0] = '\0';
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); /* loaded already, or not at all */
+    if (!h) {
+        return;
+    }
+    struct link_map *map = NULL;
+    char real[PATH_MAX];
+    if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+        realpath(map->l_name, real)) {
+        ni_file_version(real, out, size);
+    }
+    dlclose(h); /* the reference NOLOAD took */
 }
