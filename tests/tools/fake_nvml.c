@@ -23,9 +23,11 @@
  *   FAKE_NVML_MIG_UUIDS GPU 0's MIG devices, comma-separated, in its first
  *                       slots (at most 8); the other slots are NOT_FOUND
  *   FAKE_NVML_INIT=18 is the driver/library version mismatch.
+ * GPU 0's health facts (fake_nvml_health.c) have variables of their own.
  * Built three times: complete; FAKE_NVML_PARTIAL, which lacks
  * nvmlDeviceGetPowerUsage and has the clock-event reasons only under their
- * older name (nvmlDeviceGetCurrentClocksThrottleReasons); FAKE_NVML_NO_INIT,
+ * older name (nvmlDeviceGetCurrentClocksThrottleReasons) and the PCIe link,
+ * remapped-row and NVLink functions; FAKE_NVML_NO_INIT,
  * which lacks nvmlInit_v2. */
 #include <stdint.h>
 #include <stdio.h>
@@ -152,6 +154,11 @@ static int give_text(const char *s, char *buf, unsigned length) {
 static long gpu_index(const void *device) {
     const int *d = device;
     return d >= gpus && d < gpus + MAX_GPUS ? d - gpus : -1;
+}
+
+/* For fake_nvml_health.c: whether `device` is GPU 0's handle. */
+int fake_nvml_is_gpu0(const void *device) {
+    return gpu_index(device) == 0;
 }
 
 static long mig_index(const void *device) {

@@ -2,12 +2,15 @@
  * serving the machine's device (XGPU_TELEMETRY_MATCH=index:0): every timed
  * result carries the "telemetry" object with the fake's values, a thermal
  * reason marks the rows THROTTLED in the table and the JSON, the host row
- * has the host CPU's clock, and the table names each device's source. */
+ * has the host CPU's clock, and the table names each device's source;
+ * the "health" member has the device's facts, its PCIe link read under
+ * load by the transfer benchmark, and all null where nothing serves it. */
 #define _GNU_SOURCE
 #include <cjson/cJSON.h>
 
 #include "xt_file.h"
 
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,10 +120,99 @@ static void throttled_rows_are_marked(void **state) {
     free(out);
 }
 
+/* ---- the "health" member ---- */
+
+/* gpubench -b `bench` with the fake NVML serving the device when `nvml`
+ * (its link idle at Gen1 x1 on the first reading, Gen5 x16 from then on)
+ * and an empty host tree; health[0] of its JSON, in *root (deleted by the
+ * caller). */
+static const cJSON *run_health(const char *bench, bool nvml, cJSON **root) {
+    char tree[PATH_MAX];
+    snprintf(tree, sizeof tree, "%s/gb-health-XXXXXX", HEALTH_TREE_DIR);
+    assert_non_null(mkdtemp(tree));
+    setenv("XGPU_TELEMETRY_HOST_ROOT", tree, 1);
+    setenv("XGPU_NVML_LIBRARY", FAKE_NVML_DIR "/full/libnvidia-ml.so.1", 1);
+    setenv("XGPU_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    if (nvml) {
+        setenv("XGPU_TELEMETRY_MATCH", "index:0", 1);
+    } else {
+        unsetenv("XGPU_TELEMETRY_MATCH");
+    }
+    setenv("FAKE_NVML_PCIE_GEN", "1,5", 1);
+    setenv("FAKE_NVML_PCIE_WIDTH", "1,16", 1);
+    setenv("FAKE_NVML_PCIE_MAX", "5,16", 1);
+    setenv("FAKE_NVML_PERSISTENCE", "0", 1);
+    unlink(JSON);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, GPUBENCH " -b %s --size 1 --reps 3 --json " JSON " 2>/dev/null",
+             bench);
+    int status = -1;
+    free(xt_run_command(cmd, &status));
+    assert_int_equal(status, 0);
+    assert_int_equal(rmdir(tree), 0);
+    char *text = xt_read_file(JSON, NULL);
+    assert_non_null(text);
+    *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(*root);
+    const cJSON *health = key(*root, "health");
+    assert_int_equal(cJSON_GetArraySize(health), 1); /* the one device run */
+    const cJSON *h = cJSON_GetArrayItem(health, 0);
+    assert_string_equal(key(h, "device")->valuestring, "opencl:0");
+    return h;
+}
+
+/* The transfer benchmark reads the link while it copies: Gen5 x16. */
+static void health_link_read_under_load(void **state) {
+    (void)state;
+    cJSON *root;
+    const cJSON *h = run_health("transfer", true, &root);
+    assert_string_equal(key(h, "source")->valuestring, "nvml");
+    const cJSON *pcie = key(h, "pcie");
+    assert_string_equal(key(pcie, "source")->valuestring, "nvml");
+    assert_true(cJSON_IsTrue(key(pcie, "under_load")));
+    assert_int_equal(key(pcie, "current_gen")->valueint, 5);
+    assert_int_equal(key(pcie, "current_width")->valueint, 16);
+    assert_int_equal(key(pcie, "max_gen")->valueint, 5);
+    assert_true(cJSON_IsFalse(key(key(h, "persistence"), "enabled")));
+    cJSON_Delete(root);
+}
+
+/* Without the transfer benchmark the link is only read idle: Gen1 x1. */
+static void health_link_idle_without_transfer(void **state) {
+    (void)state;
+    cJSON *root;
+    const cJSON *pcie = key(run_health("launch", true, &root), "pcie");
+    assert_true(cJSON_IsFalse(key(pcie, "under_load")));
+    assert_int_equal(key(pcie, "current_gen")->valueint, 1);
+    assert_int_equal(key(pcie, "current_width")->valueint, 1);
+    cJSON_Delete(root);
+}
+
+/* pocl with nothing serving it: the object is there, every fact null. */
+static void health_of_a_device_nothing_serves(void **state) {
+    (void)state;
+    cJSON *root;
+    const cJSON *h = run_health("launch", false, &root);
+    assert_string_equal(key(h, "source")->valuestring, "none");
+    assert_true(cJSON_IsNull(key(h, "pci_bus_id")));
+    assert_true(cJSON_IsNull(key(h, "temperature_c")));
+    const cJSON *pcie = key(h, "pcie");
+    assert_string_equal(key(pcie, "source")->valuestring, "none");
+    assert_true(cJSON_IsNull(key(pcie, "current_gen")));
+    assert_true(cJSON_IsNull(key(key(h, "ecc"), "enabled")));
+    assert_true(cJSON_IsNull(key(key(h, "driver"), "match")));
+    assert_true(cJSON_IsNull(key(key(h, "xid"), "readable")));
+    cJSON_Delete(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(not_throttled),
         cmocka_unit_test(throttled_rows_are_marked),
+        cmocka_unit_test(health_link_read_under_load),
+        cmocka_unit_test(health_link_idle_without_transfer),
+        cmocka_unit_test(health_of_a_device_nothing_serves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

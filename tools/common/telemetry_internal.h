@@ -1,6 +1,7 @@
 /* Telemetry internals shared by telemetry.c (the device and its sampler),
  * telemetry_nvml.c and telemetry_rsmi.c (the vendor libraries, loaded at
- * run time) and telemetry_libs.c (what loading them shares). */
+ * run time) and telemetry_libs.c (what loading them shares); the health
+ * files (health_internal.h) open the same libraries through it. */
 #ifndef XGPU_TELEMETRY_INTERNAL_H
 #define XGPU_TELEMETRY_INTERNAL_H
 

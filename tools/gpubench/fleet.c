@@ -88,6 +88,8 @@ int gb_run_all(const gb_options *opt, xgpu_device **devs, uint32_t n, gb_env *in
         ran += w[i].rc == 0;
         lost |= !gb_results_move(&into->results, &w[i].env.results);
         gb_results_free(&w[i].env.results);
+        lost |= !gb_health_move(&into->health, &w[i].env.health);
+        gb_health_free(&w[i].env.health);
     }
     if (lost) {
         fprintf(stderr, "gpubench: out of memory: some devices' results are missing\n");

@@ -1,6 +1,7 @@
 /* The results file for machines, schema "xgpu.gpubench/1": the host, the
  * rank, the p2p matrix, the command line and libraries, gpuinfo's document
- * of the devices (fields.h), and every row with its telemetry. */
+ * of the devices (fields.h), each device's health facts (health.h), and
+ * every row with its telemetry. */
 #include "gpubench.h"
 #include "fields.h"
 #include "json_write.h"
@@ -179,6 +180,14 @@ static void json_row(FILE *f, const gb_result *x) {
 void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env) {
     const gb_results *r = &env->results;
     json_header(f, opt, env);
+    /* One object per device the run used (health.h), in the same shape
+     * whatever is known. */
+    fputs(",\n\"health\": [", f);
+    for (size_t i = 0; i < env->health.count; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        gh_write_json(f, &env->health.facts[i]);
+    }
+    fputs(env->health.count ? "\n]" : "]", f);
     fputs(",\n\"results\": [", f);
     for (size_t i = 0; i < r->count; i++) {
         fputs(i ? ",\n  {" : "\n  {", f);

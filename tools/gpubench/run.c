@@ -26,6 +26,7 @@ int gb_run_device(const gb_options *o, xgpu_device *dev, gb_env *env) {
         return -1;
     }
     gb_telemetry_open(env);
+    gb_health_open(env);
     if (gb_selected(o->benches, "gemm")) {
         gb_bench_gemm(env);
     }
@@ -41,6 +42,7 @@ int gb_run_device(const gb_options *o, xgpu_device *dev, gb_env *env) {
     if (gb_selected(o->benches, "launch")) {
         gb_bench_launch(env);
     }
+    gb_health_close(env);
     gb_telemetry_close(env);
     xgpu_queue_release(env->queue);
     xgpu_context_release(env->ctx);
@@ -219,6 +221,7 @@ int gb_run(const gb_run_options *cli) {
     }
     rc = write_outputs(&o, &env, &csv, &json);
     gb_results_free(&env.results);
+    gb_health_free(&env.health);
     if (env.p2p) {
         free(env.p2p->pairs);
         free(env.p2p);

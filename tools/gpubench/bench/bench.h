@@ -5,6 +5,7 @@
 #ifndef XGPU_GPUBENCH_BENCH_H
 #define XGPU_GPUBENCH_BENCH_H
 
+#include "health.h"
 #include "telemetry.h"
 
 #include <xgpu.h>
@@ -76,6 +77,13 @@ typedef struct gb_p2p {
     size_t bytes; /* of each bandwidth copy */
 } gb_p2p;
 
+/* The health facts (health.h) of each device a run used, in the order
+ * the devices ran. */
+typedef struct gb_health {
+    gh_facts *facts;
+    size_t count;
+} gb_health;
+
 /* One device's run: its context and queue, and the rows its benchmarks
  * add. The caller sets opt and progress and fills the rest before the
  * first benchmark (gpubench.h's gb_run_device). */
@@ -88,10 +96,12 @@ typedef struct gb_env {
     xgpu_queue *queue;
     double peak_gflops, peak_gbs; /* < 0: unknown */
     gb_results results;
-    bool progress;        /* stderr is a terminal */
-    gt_device *telemetry; /* gb_telemetry_open, NULL: none */
-    gb_p2p *p2p;          /* -b p2p's matrix, NULL when it did not run */
-    bool p2p_failed;      /* -b p2p could not set up (said on stderr) */
+    bool progress;            /* stderr is a terminal */
+    gt_device *telemetry;     /* gb_telemetry_open, NULL: none */
+    gh_device *health_device; /* gb_health_open, NULL: none */
+    gb_health health;         /* the facts of every device run, for the outputs */
+    gb_p2p *p2p;              /* -b p2p's matrix, NULL when it did not run */
+    bool p2p_failed;          /* -b p2p could not set up (said on stderr) */
 } gb_env;
 
 /* The benchmarks, each adding its rows to env (every row verified, or
@@ -119,6 +129,17 @@ void gb_results_free(gb_results *r);
  * gb_telemetry_close closes it. */
 void gb_telemetry_open(gb_env *env);
 void gb_telemetry_close(gb_env *env);
+
+/* case_health.c: the device's health facts. gb_health_open reads them
+ * for env->info's device (after the context is made; the transfer
+ * benchmark watches the PCIe link while it copies); gb_health_close adds
+ * them to env->health and closes the device. */
+void gb_health_open(gb_env *env);
+void gb_health_close(gb_env *env);
+/* Appends every fact of `from` to `into` and empties `from`; false when
+ * memory runs out (both keep what they had). */
+bool gb_health_move(gb_health *into, gb_health *from);
+void gb_health_free(gb_health *h);
 
 /* measure.c: seconds on the monotonic clock. */
 double gb_now(void);
