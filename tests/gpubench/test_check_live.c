@@ -88,7 +88,53 @@ static void live_check_on_the_test_device(void **state) {
     assert_int_equal(status, 1);
 }
 
+/* The same device with a fake NVML serving it: a link that trains to
+ * Gen3 x8 under load on a Gen5 x16 card, persistence off and a row remap
+ * pending. Those rules need no reference: DEGRADED, each reason named. */
+static void live_check_with_a_degraded_link(void **state) {
+    (void)state;
+#ifdef FAKE_NVML
+    const char *dev = getenv("XGPU_TEST_DEVICES") ? getenv("XGPU_TEST_DEVICES") : "opencl:0";
+    setenv("XGPU_NVML_LIBRARY", FAKE_NVML, 1);
+    setenv("XGPU_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    setenv("XGPU_TELEMETRY_MATCH", "index:0", 1);
+    setenv("FAKE_NVML_PCIE_GEN", "1,3", 1);
+    setenv("FAKE_NVML_PCIE_WIDTH", "1,8", 1);
+    setenv("FAKE_NVML_PCIE_MAX", "5,16", 1);
+    setenv("FAKE_NVML_PERSISTENCE", "0", 1);
+    setenv("FAKE_NVML_REMAPPED", "0,0,1,0", 1);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s check -d %s --time 0.02 --json live-degraded.json 2>&1", GPUBENCH,
+             dev);
+    int status = -1;
+    char *out = xt_run_command(cmd, &status);
+    assert_non_null(out);
+    if (status != 1 || !strstr(out, "DEGRADED")) {
+        fail_msg("status %d, output:\n%s", status, out);
+    }
+    free(out);
+    cJSON *v = read_json("live-degraded.json");
+    cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(v, "devices"), 0);
+    assert_string_equal(cJSON_GetObjectItem(d, "verdict")->valuestring, "DEGRADED");
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(d, "reasons"));
+    const char *rules[] = {"pcie.link", "persistence.off", "remap.pending", "reference.none"};
+    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
+        if (!strstr(text, rules[k])) {
+            fail_msg("no %s in %s", rules[k], text);
+        }
+    }
+    assert_non_null(strstr(text, "Gen3 x8 under load"));
+    free(text);
+    cJSON_Delete(v);
+    unsetenv("XGPU_NVML_LIBRARY");
+    unsetenv("XGPU_TELEMETRY_MATCH");
+#else
+    skip();
+#endif
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(live_check_on_the_test_device)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(live_check_on_the_test_device),
+                                       cmocka_unit_test(live_check_with_a_degraded_link)};
     return cmocka_run_group_tests_name("gpubench check live", tests, NULL, NULL);
 }
