@@ -149,6 +149,8 @@ static const rule_case cases[] = {
     {"health/0/retired_pages/pending", "true", GC_DEGRADED, "retired.pending"},
     {"health/0/retired_pages/double_bit", "2", GC_OK, "retired.pages"},
     {"health/0/source", "\"none\"", GC_OK, "health.none"},
+    {"health/0/retired_pages/unreservable", "3", GC_FAULTY, "retired.unreservable"},
+    {"health/0/xid/count", "4", GC_OK, "xid.events"},
     {"health/0/pcie/current_gen", "3", GC_DEGRADED, "pcie.link"},
     {"health/0/pcie/current_width", "8", GC_DEGRADED, "pcie.link"},
     {"health/0/pcie/max_gen", "4", GC_DEGRADED, "pcie.slot"},

@@ -69,6 +69,9 @@ typedef struct gc_health {
     double ecc_volatile_unc, ecc_aggregate_unc, ecc_volatile_corr, ecc_aggregate_corr;
     double retired_sbe, retired_dbe;
     int retired_pending;
+    double retired_unreservable; /* AMD: bad pages that could not be retired */
+    int xid_readable;
+    double xid_count; /* NVRM Xid lines in the kernel log, when readable */
     double remap_corr, remap_unc;
     int remap_pending, remap_failed;
     int nvlink_links, nvlink_up, mig_enabled, mig_pending, persistence;

@@ -85,6 +85,10 @@ static void read_health(const cJSON *h, gc_facts *f) {
     f->h.retired_sbe = get_num(g, "single_bit");
     f->h.retired_dbe = get_num(g, "double_bit");
     f->h.retired_pending = get_bool(g, "pending");
+    f->h.retired_unreservable = get_num(g, "unreservable");
+    g = item(h, "xid");
+    f->h.xid_readable = get_bool(g, "readable");
+    f->h.xid_count = get_num(g, "count");
     g = item(h, "remapped_rows");
     f->h.remap_corr = get_num(g, "correctable");
     f->h.remap_unc = get_num(g, "uncorrectable");
@@ -109,7 +113,8 @@ static void no_health(gc_facts *f) {
     f->h.pcie_under_load = f->h.ecc_enabled = f->h.retired_pending = f->h.remap_pending = -1;
     f->h.remap_failed = f->h.nvlink_links = f->h.nvlink_up = f->h.mig_enabled = f->h.mig_pending =
         -1;
-    f->h.persistence = f->h.driver_match = -1;
+    f->h.persistence = f->h.driver_match = f->h.xid_readable = -1;
+    f->h.retired_unreservable = f->h.xid_count = NAN;
     f->h.ecc_volatile_corr = f->h.ecc_volatile_unc = f->h.ecc_aggregate_corr = NAN;
     f->h.ecc_aggregate_unc = f->h.retired_sbe = f->h.retired_dbe = f->h.remap_corr = NAN;
     f->h.remap_unc = f->h.temperature_c = NAN;

@@ -87,12 +87,26 @@ static void rule_memory_errors(const gc_facts *f, const gc_model *m, gc_judgemen
         reason(j, GC_DEGRADED, "remap.pending",
                "a row remapping is pending: the GPU needs a reset to apply it");
     }
+    if (f->h.retired_unreservable > 0) {
+        reason(j, GC_FAULTY, "retired.unreservable",
+               "%.0f bad memory page(s) could not be retired: they stay in use",
+               f->h.retired_unreservable);
+    }
     if (f->h.retired_pending == 1) {
         reason(j, GC_DEGRADED, "retired.pending",
                "retired pages are pending: the GPU needs a reset to retire them");
     } else if (f->h.retired_dbe > 0 || f->h.retired_sbe > 0) {
         reason(j, GC_OK, "retired.pages", "%.0f page(s) retired (%.0f double-bit)",
                f->h.retired_sbe + f->h.retired_dbe, fmax(f->h.retired_dbe, 0));
+    }
+}
+
+static void rule_xid(const gc_facts *f, gc_judgement *j) {
+    if (f->h.xid_count > 0) {
+        reason(j, GC_OK, "xid.events",
+               "%.0f Xid event(s) in the kernel log since boot (dmesg | grep Xid: some are "
+               "application faults, others hardware)",
+               f->h.xid_count);
     }
 }
 
@@ -288,6 +302,7 @@ void gc_judge(const gc_facts *f, const gc_refs *r, gc_judgement *j) {
     rule_memory_errors(f, m, j);
     rule_pcie(f, m, j);
     rule_config(f, m, j);
+    rule_xid(f, j);
     if (m) {
         rule_identity(f, m, j);
     } else {
