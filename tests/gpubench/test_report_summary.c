@@ -2,7 +2,7 @@
  * from known files (the published H200 run, read from the source tree, and
  * hand-made ones), files of older 0.x versions merged with a note of what
  * they lack, the checks that found nothing as one line, an em dash where
- * a file has no such row, and the verdict column only once a verdict is
+ * a file has no such row, one GEMM dtype per model, and the verdict column only once a verdict is
  * set (through the report library, as `gpubench check` sets it). */
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
@@ -207,7 +207,7 @@ static void older_versions_merge_with_a_note(void **state) {
     cJSON_Delete(j);
     char *md = xt_read_file("gbs-old.md", NULL);
     assert_non_null(strstr(md, "- gbs-v04.json: written by xgpu 0.4.2: no telemetry"));
-    assert_non_null(strstr(md, "run 2026-11-02T10:00:00Z (3 file(s) without a date).**"));
+    assert_non_null(strstr(md, "run 2026-11-02 10:00 UTC (3 file(s) without a date).**"));
     free(md);
     /* A start time that is no UTC time is named. */
     write_old("gbs-baddate.json", "0.5.0", "hb", "\"started_utc\": \"yesterday\",");
@@ -275,9 +275,9 @@ static void missing_rows_are_a_dash(void **state) {
     assert_string_equal(get_str(d, "backend"), "hip");
     cJSON_Delete(j);
     char *md = xt_read_file("gbs-dash.md", NULL);
-    if (!strstr(md, "| 2026-12-01 23:45Z | " DASH " | " DASH " | 812 GB/s copy | " DASH " | " DASH
-                    " |") ||
-        !strstr(md, "run 2026-12-01T23:45:10Z.")) {
+    if (!strstr(md, "| 2026-12-01 23:45 UTC | " DASH " | " DASH " | 812 GB/s copy | " DASH
+                    " | " DASH " |") ||
+        !strstr(md, "run 2026-12-01 23:45 UTC.")) {
         fail_msg("no dashes for the missing rows:\n%.2000s", md);
     }
     free(md);
@@ -296,6 +296,45 @@ static void missing_rows_are_a_dash(void **state) {
     assert_float_equal(get_num(d, "gemm_gflops"), case_base(0), 1e-9);
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "gemm_vs_vendor")));
     cJSON_Delete(j);
+}
+
+/* The devices of a model show the GEMM of one dtype, the model's fastest
+ * (here f64: case 5), even where a device's best is another; what the
+ * checks found is counted above the table. */
+static void one_gemm_dtype_per_model(void **state) {
+    (void)state;
+    double half[8] = {1, 1, 1, 1, 1, 0.5, 1, 1};
+    device d = {.host = "dt",
+                .uuid = "GPU-d0",
+                .name = "D",
+                .arch = "a",
+                .rank = 0,
+                .ncases = 8,
+                .throttled_case = -1,
+                .size = 2};
+    write_device("gbs-dt0.json", &d);
+    d.uuid = "GPU-d1";
+    d.rank = d.index = 1;
+    d.factor = half;
+    write_device("gbs-dt1.json", &d);
+    free(report("gbs-dt", "gbs-dt0.json gbs-dt1.json", 0));
+    cJSON *j = read_json("gbs-dt.json");
+    assert_int_equal(array_size(j, "device_table"), 2);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "device_table");
+    const cJSON *a = cJSON_GetArrayItem(t, 0), *b = cJSON_GetArrayItem(t, 1);
+    assert_string_equal(get_str(a, "gemm_dtype"), "f64");
+    assert_float_equal(get_num(a, "gemm_gflops"), case_base(5), 1e-9);
+    /* Its f32 case 1 (2020) is faster than its f64 now, but f64 it is. */
+    assert_string_equal(get_str(b, "gemm_dtype"), "f64");
+    assert_float_equal(get_num(b, "gemm_gflops"), case_base(5) * 0.5, 1e-9);
+    cJSON_Delete(j);
+    char *md = xt_read_file("gbs-dt.md", NULL);
+    const char *issues =
+        strstr(md, "\n**Needs a look: 1 straggling device(s) (below the table).**\n");
+    assert_non_null(issues);
+    assert_true(issues < strstr(md, "| host | device |"));
+    assert_non_null(strstr(md, "\nNo slow links, missing ranks or throttled rows.\n"));
+    free(md);
 }
 
 /* What a writer writes, as text (malloc'ed). */
@@ -364,6 +403,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(older_versions_merge_with_a_note),
         cmocka_unit_test(nothing_wrong_is_one_line),
         cmocka_unit_test(missing_rows_are_a_dash),
+        cmocka_unit_test(one_gemm_dtype_per_model),
         cmocka_unit_test(verdict_column_only_when_set),
     };
     return cmocka_run_group_tests_name("gpubench report summary", tests, NULL, NULL);

@@ -34,8 +34,24 @@ static bool shape_is(const gb_row *r, const char *kernel) {
     return !strncmp(r->shape, kernel, n) && (r->shape[n] == ' ' || !r->shape[n]);
 }
 
-static void figures(const gb_summary *s, gb_device_row *d) {
-    const gb_row *best_gemm = NULL;
+/* The dtype of the model's fastest verified xgpu GEMM, so that its
+ * devices' rows show the same GEMM; "" without one. */
+static const char *model_gemm_dtype(const gb_summary *s, const gb_model *m) {
+    const gb_row *best = NULL;
+    for (size_t i = m->begin; i < m->end; i++) {
+        const gb_row *r = s->by_device[i];
+        if (!strcmp(r->bench, "gemm") && !strcmp(r->impl, "xgpu") && gb_row_usable(r) &&
+            (!best || r->rate > best->rate)) {
+            best = r;
+        }
+    }
+    return best ? best->dtype : "";
+}
+
+/* The headline figures; the GEMM is the best of `dtype` (the model's),
+ * else of any dtype. */
+static void figures(const gb_summary *s, gb_device_row *d, const char *dtype) {
+    const gb_row *best_gemm = NULL, *best_any = NULL;
     double triad = -1, copy = -1, round_trip = -1, any_launch = -1;
     d->gemm = d->gemm_ratio = d->stream = d->transfer = d->launch = -1;
     for (size_t i = d->begin; i < d->end; i++) {
@@ -43,8 +59,13 @@ static void figures(const gb_summary *s, gb_device_row *d) {
         if (strcmp(r->impl, "xgpu") || !gb_row_usable(r)) {
             continue;
         }
-        if (!strcmp(r->bench, "gemm") && (!best_gemm || r->rate > best_gemm->rate)) {
-            best_gemm = r;
+        if (!strcmp(r->bench, "gemm")) {
+            if (!best_any || r->rate > best_any->rate) {
+                best_any = r;
+            }
+            if (!strcmp(r->dtype, dtype) && (!best_gemm || r->rate > best_gemm->rate)) {
+                best_gemm = r;
+            }
         } else if (!strcmp(r->bench, "stream") && shape_is(r, "triad")) {
             triad = fmax(triad, r->rate);
         } else if (!strcmp(r->bench, "stream") && shape_is(r, "copy")) {
@@ -58,6 +79,7 @@ static void figures(const gb_summary *s, gb_device_row *d) {
             any_launch = any_launch < 0 ? r->rate : fmin(any_launch, r->rate);
         }
     }
+    best_gemm = best_gemm ? best_gemm : best_any;
     if (best_gemm) {
         d->gemm = best_gemm->rate;
         snprintf(d->gemm_dtype, sizeof d->gemm_dtype, "%s", best_gemm->dtype);
@@ -163,8 +185,13 @@ int gb_find_devices(gb_summary *s) {
     if (!s->table) {
         return -1;
     }
+    const gb_model *m = s->models, *dtype_of = NULL;
+    const char *dtype = "";
     for (size_t b = 0, e; b < t->count; b = e) {
         const gb_row *k = s->by_device[b];
+        while (m + 1 < s->models + s->nmodels && b >= m->end) {
+            m++; /* the model of rows [b, e): models are runs of by_device */
+        }
         bool xgpu = false;
         for (e = b; e < t->count && same_model(s->by_device[e], k) &&
                     !gb_row_device_cmp(s->by_device[e], k);
@@ -176,7 +203,11 @@ int gb_find_devices(gb_summary *s) {
         }
         gb_device_row *d = &s->table[s->ntable++];
         *d = (gb_device_row){.key = k, .begin = b, .end = e};
-        figures(s, d);
+        if (dtype_of != m) {
+            dtype = model_gemm_dtype(s, m); /* once per model */
+            dtype_of = m;
+        }
+        figures(s, d, dtype);
         provenance(s, d);
     }
     return headline(s);
@@ -201,44 +232,53 @@ bool gb_report_has_verdicts(const gb_summary *s) {
     return false;
 }
 
-/* The figures' text. */
-static void fmt(double v, const char *format, double scale, const char *unit, char *out,
-                size_t size) {
-    if (v >= 0 && isfinite(v)) {
-        snprintf(out, size, format, v / scale, unit);
-    } else {
+/* A figure with three significant digits or more, in `unit` after
+ * dividing by `scale`: "3597 GB/s", "54.6 GB/s", "2.02 TFLOP/s",
+ * "0.0123 GFLOP/s"; GB_NONE for none. */
+static void fmt(double v, double scale, const char *unit, char *out, size_t size) {
+    if (!(v >= 0) || !isfinite(v)) {
         snprintf(out, size, "%s", GB_NONE);
+        return;
+    }
+    double x = v / scale;
+    int decimals = x >= 100 ? 0 : (x >= 10 ? 1 : 2);
+    if (x > 0 && x < 0.1) {
+        snprintf(out, size, "%.3g%s%s", x, *unit == 'x' ? "" : " ", unit);
+    } else {
+        snprintf(out, size, "%.*f%s%s", decimals, x, *unit == 'x' ? "" : " ", unit);
     }
 }
 
 void gb_fmt_flops(double gflops, char *out, size_t size) {
-    if (gflops >= 1000) {
-        fmt(gflops, "%.2f %s", 1000, "TFLOP/s", out, size);
+    if (gflops >= 1000 && isfinite(gflops)) {
+        snprintf(out, size, "%.2f TFLOP/s", gflops / 1000); /* "22.95 TFLOP/s" */
     } else {
-        fmt(gflops, gflops >= 100 ? "%.0f %s" : "%.1f %s", 1, "GFLOP/s", out, size);
+        fmt(gflops, 1, "GFLOP/s", out, size);
     }
 }
 
 void gb_fmt_gbs(double gbs, char *out, size_t size) {
-    fmt(gbs, gbs >= 100 ? "%.0f %s" : "%.1f %s", 1, "GB/s", out, size);
+    fmt(gbs, 1, "GB/s", out, size);
 }
 
 void gb_fmt_us(double us, char *out, size_t size) {
-    fmt(us, us >= 100 ? "%.0f %s" : "%.1f %s", 1, "us", out, size);
+    fmt(us, 1, "us", out, size);
 }
 
 void gb_fmt_ratio(double ratio, char *out, size_t size) {
-    fmt(ratio, "%.2f%s", 1, "x", out, size);
+    fmt(ratio, 1, "x", out, size);
 }
 
 void gb_headline_text(const gb_headline *h, char *out, size_t size) {
-    char dates[160];
+    char dates[160], first[32], last[32];
+    gb_date_text(h->first, first, sizeof first);
+    gb_date_text(h->last, last, sizeof last);
     if (!h->first[0]) {
         snprintf(dates, sizeof dates, "no file records its date");
-    } else if (!strcmp(h->first, h->last)) {
-        snprintf(dates, sizeof dates, "run %s", h->first);
+    } else if (!strcmp(first, last)) {
+        snprintf(dates, sizeof dates, "run %s", first);
     } else {
-        snprintf(dates, sizeof dates, "run from %s to %s", h->first, h->last);
+        snprintf(dates, sizeof dates, "run from %s to %s", first, last);
     }
     char undated[64] = "";
     if (h->first[0] && h->undated) {
@@ -252,8 +292,8 @@ void gb_date_text(const char *utc, char *out, size_t size) {
     if (!utc[0]) {
         snprintf(out, size, "%s", GB_NONE);
     } else {
-        /* "2026-12-01T23:45:10Z" as "2026-12-01 23:45Z". */
-        snprintf(out, size, "%.10s %.5sZ", utc, utc + 11);
+        /* "2026-12-01T23:45:10Z" as "2026-12-01 23:45 UTC". */
+        snprintf(out, size, "%.10s %.5s UTC", utc, utc + 11);
     }
 }
 

@@ -125,11 +125,15 @@ void gb_front_html(FILE *f, const gb_summary *s) {
     gb_xml_text(f, line);
     fprintf(f, "</p>\n<p class=\"note\">%zu result file(s) merged, %zu skipped; %zu results.</p>\n",
             s->t->nfiles, s->nskipped, s->t->count);
+    gb_issues_text(s, line, sizeof line);
+    if (line[0]) {
+        fprintf(f, "<p class=\"bad\">%s</p>\n", line);
+    }
     bool verdicts = gb_report_has_verdicts(s);
     if (s->ntable) {
         fprintf(f,
                 "<table class=\"devices\"><tr><th>device</th><th>software</th><th "
-                "class=\"n\">date (UTC)</th><th class=\"n\">best GEMM</th><th class=\"n\">vs "
+                "class=\"n\">date</th><th class=\"n\">best GEMM</th><th class=\"n\">vs "
                 "vendor BLAS</th><th class=\"n\">stream</th><th class=\"n\">transfer "
                 "(pinned)</th><th class=\"n\">launch</th>%s</tr>\n",
                 verdicts ? "<th>verdict</th>" : "");

@@ -36,6 +36,28 @@ void gb_clear_text(const gb_summary *s, char *out, size_t size) {
     }
 }
 
+void gb_issues_text(const gb_summary *s, char *out, size_t size) {
+    const struct {
+        size_t n;
+        const char *what;
+    } found[] = {{s->nstraggling, "straggling device(s)"},
+                 {s->nslow_links, "slow link(s)"},
+                 {s->nmissing_ranks, "missing rank(s)"},
+                 {s->nthrottled, "throttled row(s)"}};
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof found / sizeof found[0] && used < size; i++) {
+        if (found[i].n) {
+            int w = snprintf(out + used, size - used, "%s%zu %s",
+                             used ? ", " : "Needs a look: ", found[i].n, found[i].what);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    if (used && used < size) {
+        snprintf(out + used, size - used, " (below the table).");
+    }
+}
+
 static void cell(FILE *f, const char *text) {
     fputs(" ", f);
     gb_md_text(f, text[0] ? text : GB_NONE);
@@ -91,6 +113,10 @@ void gb_front_md(FILE *f, const gb_summary *s) {
     gb_md_text(f, line);
     fprintf(f, "** %zu result file(s) merged, %zu skipped; %zu results.\n\n", s->t->nfiles,
             s->nskipped, s->t->count);
+    gb_issues_text(s, line, sizeof line);
+    if (line[0]) {
+        fprintf(f, "**%s**\n\n", line);
+    }
     bool verdicts = gb_report_has_verdicts(s);
     if (s->ntable) {
         fprintf(f,

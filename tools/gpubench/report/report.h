@@ -119,6 +119,10 @@ void gb_front_html(FILE *f, const gb_summary *s);
  * throttled rows) found nothing; the line that then says so. */
 bool gb_all_clear(const gb_summary *s);
 void gb_clear_text(const gb_summary *s, char *out, size_t size);
+/* What the checks found, counted, for the top of the page: "Needs a look:
+ * 1 straggling device(s), 2 throttled row(s) (below the table)."; "" when
+ * all is clear. */
+void gb_issues_text(const gb_summary *s, char *out, size_t size);
 
 /* Slow links and missing ranks into `s` (links.c); 0, or -1 when
  * memory ran out. And their sections, written by each writer. */

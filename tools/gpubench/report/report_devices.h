@@ -45,14 +45,15 @@ typedef struct gb_headline {
 } gb_headline;
 
 /* Figures shown with their unit and an em dash for none ("—"), as the
- * writers print them: "22.95 TFLOP/s", "0.46x", "2994 GB/s", "10.2 us". */
+ * writers print them: "22.95 TFLOP/s", "0.46x", "2994 GB/s", "10.2 us",
+ * three significant digits or more. */
 void gb_fmt_flops(double gflops, char *out, size_t size);
 void gb_fmt_gbs(double gbs, char *out, size_t size);
 void gb_fmt_us(double us, char *out, size_t size);
 void gb_fmt_ratio(double ratio, char *out, size_t size);
 /* What the table shows for no figure: an em dash. */
 #define GB_NONE "\xe2\x80\x94"
-/* A started_utc as "2026-12-01 23:45Z", GB_NONE for "". */
+/* A started_utc as "2026-12-01 23:45 UTC", GB_NONE for "". */
 void gb_date_text(const char *utc, char *out, size_t size);
 /* The host, with the rank when there is one: "node-a (rank 3)". */
 void gb_host_text(const gb_row *r, char *out, size_t size);
