@@ -138,9 +138,10 @@ static void lacks_text(unsigned has, char *out, size_t size) {
 
 /* Every xgpu of this major version writes "xgpu.gpubench/1" with the same
  * meaning for the same keys; later ones only add keys. A file of another
- * minor version is merged, with a note (fi->note) of what it lacks; one of
- * another major version, or with no version number, is skipped. Another
- * patch level only fixes bugs: merged, with a word. */
+ * minor version is merged, with a note (fi->note) of what it lacks or
+ * that it is newer; one of another major version, or whose version is no
+ * MAJOR.MINOR.PATCH, is skipped. Another patch level only fixes bugs:
+ * merged, with a word. */
 static int check_version(gb_file *fi, char *why, size_t why_size) {
     const char *ours = xgpu_version_string(), *rest_theirs, *rest_ours;
     unsigned long ma, mi, our_ma, our_mi;

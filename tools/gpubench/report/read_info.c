@@ -1,7 +1,7 @@
 /* A result file's provenance for the report's summary: when it ran
  * ("started_utc") and, from gpuinfo's embedded document, each device's
- * backend and versions by device path. Both are optional (files before
- * 0.7 have no start time); a member of the wrong type is an error naming
+ * backend and versions by device path. Both are optional (files of 0.6.0
+ * and before have no start time); a member of the wrong type is an error naming
  * it, as everywhere in the reader. See report_read_internal.h. */
 #include "report_read_internal.h"
 
