@@ -28,8 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!whole(why, sizeof why) || !why[0]) {
                 __builtin_trap(); /* a failure always says why */
             }
-            if (t.count != rows || t.npairs != pairs || t.nfiles != files ||
-                t.ndevinfos != infos) {
+            if (t.count != rows || t.npairs != pairs || t.nfiles != files || t.ndevinfos != infos) {
                 __builtin_trap(); /* a failure adds nothing */
             }
             break;

@@ -195,6 +195,28 @@ static void report_merges_two_machines(void **state) {
     assert_non_null(strstr(html, "<polyline"));
     free(md);
     free(html);
+    /* Today's files give each device of the table its date, xgpu version
+     * and, from gpuinfo's document, backend and driver. */
+    char *text = xt_read_file("gb-report.json", NULL);
+    cJSON *j = cJSON_Parse(text);
+    assert_non_null(j);
+    const cJSON *table = cJSON_GetObjectItem(j, "device_table"), *d;
+    assert_true(cJSON_GetArraySize(table) >= 2); /* a device of each machine */
+    cJSON_ArrayForEach(d, table) {
+        static const char *const keys[] = {"started_utc", "xgpu_version", "backend",
+                                           "driver_version"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            if (!cJSON_IsString(cJSON_GetObjectItem(d, keys[k]))) {
+                fail_msg("a device of the table has no %s:\n%s", keys[k], text);
+            }
+        }
+        assert_string_equal(cJSON_GetObjectItem(d, "xgpu_version")->valuestring,
+                            xgpu_version_string());
+    }
+    assert_true(cJSON_IsString(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(j, "headline"), "first_started_utc")));
+    cJSON_Delete(j);
+    free(text);
 }
 
 static void report_refuses_bad_files(void **state) {
