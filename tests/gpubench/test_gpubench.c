@@ -63,7 +63,9 @@ static void json_and_csv_parse(void **state) {
     snprintf(cmd, sizeof cmd,
              "%s -b gemm,launch --size 32 --reps 3 --json gb-test.json --csv gb-test.csv",
              GPUBENCH);
+    time_t before = time(NULL);
     char *out = run(cmd, &status);
+    time_t after = time(NULL);
     assert_int_equal(status, 0);
     free(out);
     char *text = xt_read_file("gb-test.json", NULL);
@@ -73,6 +75,22 @@ static void json_and_csv_parse(void **state) {
         fail_msg("gpubench --json is not valid JSON near: %.60s", cJSON_GetErrorPtr());
     }
     assert_string_equal(cJSON_GetObjectItem(root, "schema")->valuestring, "xgpu.gpubench/1");
+    /* When the run began, in UTC, right after the version. */
+    const cJSON *started = cJSON_GetObjectItem(root, "started_utc");
+    assert_true(cJSON_IsString(started));
+    char lo[32], hi[32];
+    struct tm utc;
+    strftime(lo, sizeof lo, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&before, &utc));
+    strftime(hi, sizeof hi, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&after, &utc));
+    /* The same form sorts as the time does. */
+    if (strlen(started->valuestring) != strlen(lo) || strcmp(started->valuestring, lo) < 0 ||
+        strcmp(started->valuestring, hi) > 0) {
+        fail_msg("started_utc %s is not a UTC time within the run (%s to %s)", started->valuestring,
+                 lo, hi);
+    }
+    const char *version_at = strstr(text, "\n\"xgpu_version\": ");
+    const char *started_at = strstr(text, "\n\"started_utc\": ");
+    assert_true(version_at && started_at > version_at && started_at < strstr(text, "\n\"rank\": "));
     cJSON *info = cJSON_GetObjectItem(root, "gpuinfo");
     assert_string_equal(cJSON_GetObjectItem(info, "schema")->valuestring, "xgpu.gpuinfo/1");
     assert_true(cJSON_IsArray(cJSON_GetObjectItem(root, "command_line")));
@@ -177,6 +195,28 @@ static void report_merges_two_machines(void **state) {
     assert_non_null(strstr(html, "<polyline"));
     free(md);
     free(html);
+    /* Today's files give each device of the table its date, xgpu version
+     * and, from gpuinfo's document, backend and driver. */
+    char *text = xt_read_file("gb-report.json", NULL);
+    cJSON *j = cJSON_Parse(text);
+    assert_non_null(j);
+    const cJSON *table = cJSON_GetObjectItem(j, "device_table"), *d;
+    assert_true(cJSON_GetArraySize(table) >= 2); /* a device of each machine */
+    cJSON_ArrayForEach(d, table) {
+        static const char *const keys[] = {"started_utc", "xgpu_version", "backend",
+                                           "driver_version"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            if (!cJSON_IsString(cJSON_GetObjectItem(d, keys[k]))) {
+                fail_msg("a device of the table has no %s:\n%s", keys[k], text);
+            }
+        }
+        assert_string_equal(cJSON_GetObjectItem(d, "xgpu_version")->valuestring,
+                            xgpu_version_string());
+    }
+    assert_true(cJSON_IsString(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(j, "headline"), "first_started_utc")));
+    cJSON_Delete(j);
+    free(text);
 }
 
 static void report_refuses_bad_files(void **state) {

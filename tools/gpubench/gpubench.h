@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 /* The command line of a run. */
 typedef struct gb_run_options {
@@ -23,6 +24,7 @@ typedef struct gb_run_options {
     const gb_rank *rank; /* the launcher's rank, NULL when none */
     int argc;
     char **argv;
+    time_t started; /* when the run began, for "started_utc"; 0: unknown */
 } gb_run_options;
 
 /* run.c */

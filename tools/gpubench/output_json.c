@@ -1,13 +1,15 @@
 /* The results file for machines, schema "xgpu.gpubench/1": the host, the
- * rank, the p2p matrix, the command line and libraries, gpuinfo's document
- * of the devices (fields.h), each device's health facts (health.h), and
- * every row with its telemetry. */
+ * version, when the run began (UTC), the rank, the p2p matrix, the command
+ * line and libraries, gpuinfo's document of the devices (fields.h), each
+ * device's health facts (health.h), and every row with its telemetry. */
+#define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
 #include "fields.h"
 #include "json_write.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(GB_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -77,6 +79,18 @@ static void json_p2p(FILE *f, const gb_p2p *m) {
     fputs("]}", f);
 }
 
+/* When the run began, as "2026-12-01T23:45:10Z"; null when unknown. */
+static void json_started(FILE *f, time_t started) {
+    struct tm utc;
+    char text[32];
+    if (started > 0 && gmtime_r(&started, &utc) &&
+        strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc)) {
+        jw_string(f, text);
+    } else {
+        fputs("null", f);
+    }
+}
+
 /* Everything before the rows: the file's host, version, rank, p2p matrix,
  * command line, libraries and gpuinfo's document of the devices. */
 static void json_header(FILE *f, const gb_run_options *opt, const gb_env *env) {
@@ -84,6 +98,8 @@ static void json_header(FILE *f, const gb_run_options *opt, const gb_env *env) {
     jw_string(f, gb_host_name());
     fputs(",\n\"xgpu_version\": ", f);
     jw_string(f, xgpu_version_string());
+    fputs(",\n\"started_utc\": ", f);
+    json_started(f, opt->started);
     fputs(",\n\"rank\": ", f);
     json_rank(f, opt->rank);
     fputs(",\n\"p2p\": ", f);

@@ -1,7 +1,7 @@
 /* gpubench report: merges result files from many machines into Markdown, a
  * self-contained HTML page with SVG charts, and a JSON summary. A file that
- * cannot be merged (unreadable, damaged, foreign, another xgpu version, a
- * duplicate) is named with the reason and skipped; the report fails only
+ * cannot be merged (unreadable, damaged, foreign, another major xgpu
+ * version, a duplicate) is named with the reason and skipped; the report fails only
  * when no file is left. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpubench.h"
@@ -57,12 +57,16 @@ static const char report_usage[] =
     "Merges gpubench result files (from many machines, ranks or runs) into\n"
     "PREFIX.md, PREFIX.html (SVG charts, offline) and PREFIX.json\n"
     "(xgpu.gpubench-report/1); PREFIX defaults to gpubench-report. First come\n"
-    "the stragglers (a device more than 10% worse than the median of identical\n"
-    "devices, same name and arch, on a case), slow peer-to-peer links, ranks\n"
-    "missing from a launcher's job and throttled rows; then the spread per\n"
-    "model, the peer-to-peer matrices and every result.\n"
+    "a headline and a row per device: host, model, driver, CUDA/ROCm/OpenCL\n"
+    "version, xgpu version, date, best GEMM against the vendor BLAS, stream,\n"
+    "transfer and launch figures. Then the stragglers (a device more than 10%\n"
+    "worse than the median of identical devices, same name and arch, on a\n"
+    "case), slow peer-to-peer links, ranks missing from a launcher's job and\n"
+    "throttled rows, one line for those with none; then the spread per model,\n"
+    "the peer-to-peer matrices and every result.\n"
     "\n"
-    "A file that cannot be merged (not gpubench's, another major.minor xgpu\n"
+    "Files of older 0.x xgpu versions are merged, with a note of what they\n"
+    "lack. A file that cannot be merged (not gpubench's, another major xgpu\n"
     "version, damaged, a duplicate rank) is named on stderr and skipped.\n"
     "\n"
     "  -o PREFIX     the outputs' names (default gpubench-report)\n"

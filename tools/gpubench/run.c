@@ -210,6 +210,7 @@ int gb_run(const gb_run_options *cli) {
     env.opt = &o.bench;
     env.progress = isatty(STDERR_FILENO);
     double t0 = gb_now();
+    o.started = time(NULL);
     int ran = run_benchmarks(&o, run, nrun, &env);
     free(run);
     /* A machine-readable output on stdout keeps stdout to itself. */

@@ -42,14 +42,13 @@ static void more(FILE *f, size_t n) {
 }
 
 static void stragglers(FILE *f, const gb_summary *s) {
+    if (!s->nstragglers) {
+        return; /* a word in the opening's line */
+    }
     fprintf(f,
             "<h2>Stragglers</h2>\n<p class=\"note\">Devices more than %.0f%% worse than the median "
             "of identical devices (same name and architecture) on a benchmark case.</p>\n",
             GB_STRAGGLER_PCT);
-    if (!s->nstragglers) {
-        fputs("<p>none</p>\n", f);
-        return;
-    }
     fprintf(f, "<p>%zu device(s) on %zu case(s).</p>\n", s->nstraggling, s->nstragglers);
     th(f, "host,rank,device,uuid,model,arch,cases,worst case,worst gap");
     for (size_t i = 0; i < s->nstraggling && i < GB_REPORT_LIST_MAX; i++) {
@@ -87,11 +86,10 @@ static void stragglers(FILE *f, const gb_summary *s) {
 }
 
 static void throttled(FILE *f, const gb_summary *s) {
-    fputs("<h2>Throttled rows</h2>\n", f);
     if (!s->nthrottled) {
-        fputs("<p>none</p>\n", f);
         return;
     }
+    fputs("<h2>Throttled rows</h2>\n", f);
     th(f, "host,rank,device,uuid,case,rate,telemetry,why");
     for (size_t i = 0; i < s->nthrottled && i < GB_REPORT_LIST_MAX; i++) {
         const gb_row *r = s->throttled[i];
@@ -198,15 +196,7 @@ static void all_rows(FILE *f, const gb_summary *s) {
 }
 
 void gb_write_report_html(FILE *f, const gb_summary *s) {
-    fprintf(f,
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpubench report"
-            "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
-            "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;"
-            "padding:2px 6px}td.n{text-align:right}.bad{color:#b00;font-weight:bold}"
-            ".note{color:#666;font-size:12px}</style>"
-            "</head><body>\n<h1>gpubench: %zu result file(s)</h1>\n<p>%zu skipped; %zu results "
-            "from %zu device(s) of %zu model(s).</p>\n",
-            s->t->nfiles, s->nskipped, s->t->count, s->devices, s->nmodels);
+    gb_front_html(f, s);
     stragglers(f, s);
     gb_links_html(f, s);
     throttled(f, s);
@@ -215,5 +205,5 @@ void gb_write_report_html(FILE *f, const gb_summary *s) {
     spread(f, s);
     gb_p2p_html(f, s);
     all_rows(f, s);
-    fputs("</body></html>\n", f);
+    fputs("</main></body></html>\n", f);
 }

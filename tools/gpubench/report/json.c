@@ -1,5 +1,6 @@
 /* The report as JSON ("xgpu.gpubench-report/1") for fleets to post-process:
- * the files merged and skipped, the models, every group's spread, every
+ * the headline and a row per device first, the files merged (with their
+ * notes) and skipped, the models, every group's spread, every
  * straggler (and, per straggling device, its worst case with the number of
  * cases) and throttled row (not cut at GB_REPORT_LIST_MAX), and the
  * peer-to-peer pairs. */
@@ -58,6 +59,54 @@ static void row_keys(FILE *f, const gb_summary *s, const gb_row *r) {
     num(f, "rate", r->rate);
 }
 
+static void str_or_null(FILE *f, const char *key, const char *v) {
+    str(f, key, or_null(v), false);
+}
+
+/* The opening: the headline's counts and a row per device (figures null
+ * where the files have no such row). */
+static void front(FILE *f, const gb_summary *s) {
+    const gb_headline *h = &s->headline;
+    char line[512];
+    gb_headline_text(h, line, sizeof line);
+    fputs(",\n\"headline\": {", f);
+    str(f, "text", line, true);
+    fprintf(f, ", \"devices\": %zu, \"hosts\": %zu, \"models\": %zu", h->devices, h->hosts,
+            h->models);
+    str_or_null(f, "first_started_utc", h->first);
+    str_or_null(f, "last_started_utc", h->last);
+    fprintf(f, ", \"undated_files\": %zu}", h->undated);
+    fputs(",\n\"device_table\": [", f);
+    for (size_t i = 0; i < s->ntable; i++) {
+        const gb_device_row *d = &s->table[i];
+        const gb_row *k = d->key;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        str(f, "host", k->host, true);
+        rank(f, k->rank);
+        str(f, "device", k->device, false);
+        str_or_null(f, "device_uuid", k->device_uuid);
+        str(f, "device_name", k->device_name, false);
+        str_or_null(f, "device_arch", k->device_arch);
+        str_or_null(f, "backend", d->backend);
+        str_or_null(f, "driver_version", d->driver);
+        str_or_null(f, "api_version", d->api);
+        str_or_null(f, "xgpu_version", d->xgpu);
+        str_or_null(f, "started_utc", d->started);
+        num(f, "gemm_gflops", d->gemm);
+        str_or_null(f, "gemm_dtype", d->gemm >= 0 ? d->gemm_dtype : "");
+        num(f, "gemm_vs_vendor", d->gemm_ratio);
+        str_or_null(f, "gemm_vendor", d->gemm_ratio >= 0 ? d->gemm_vendor : "");
+        num(f, "stream_gbs", d->stream);
+        str_or_null(f, "stream_kernel", d->stream_kernel);
+        num(f, "transfer_pinned_gbs", d->transfer);
+        num(f, "launch_us", d->launch);
+        str_or_null(f, "verdict", d->verdict);
+        str_or_null(f, "verdict_why", d->verdict_why);
+        fputs("}", f);
+    }
+    fputs("\n]", f);
+}
+
 static void files(FILE *f, const gb_summary *s) {
     fputs(",\n\"files\": [", f);
     for (size_t i = 0; i < s->t->nfiles; i++) {
@@ -68,6 +117,8 @@ static void files(FILE *f, const gb_summary *s) {
         rank(f, fi->rank);
         str(f, "engine", or_null(fi->engine), false);
         str(f, "xgpu_version", or_null(fi->version), false);
+        str_or_null(f, "started_utc", fi->started_utc);
+        str_or_null(f, "note", fi->note);
         fprintf(f, ", \"results\": %zu, \"p2p_pairs\": %zu}", fi->rows, fi->pairs);
     }
     fputs("\n],\n\"skipped\": [", f);
@@ -178,6 +229,7 @@ void gb_write_report_json(FILE *f, const gb_summary *s) {
     fputs("{\n\"schema\": \"xgpu.gpubench-report/1\",\n\"xgpu_version\": ", f);
     jw_string(f, xgpu_version_string());
     fprintf(f, ",\n\"straggler_pct\": %g,\n\"devices\": %zu", GB_STRAGGLER_PCT, s->devices);
+    front(f, s);
     files(f, s);
     groups(f, s);
     lists(f, s);

@@ -183,11 +183,10 @@ static void link_cells(const gb_summary *s, const gb_slow_link *l, const char *c
 }
 
 void gb_links_md(FILE *f, const gb_summary *s) {
-    fputs("## Slow peer-to-peer links\n\n", f);
-    if (!s->nslow_links) {
-        fputs("none\n\n", f);
-    } else {
+    /* An empty section is a word in the opening's line (gb_clear_text). */
+    if (s->nslow_links) {
         fprintf(f,
+                "## Slow peer-to-peer links\n\n"
                 "Copies more than %g%% slower than the median of like pairs (the same path "
                 "between the same two models).\n\n"
                 "| host | rank | from | to | path | GB/s | median of like pairs | gap |\n"
@@ -207,25 +206,23 @@ void gb_links_md(FILE *f, const gb_summary *s) {
         }
         fputc('\n', f);
     }
-    fputs("## Missing ranks\n\n", f);
-    if (!s->nmissing_ranks) {
-        fputs("none\n\n", f);
-    } else {
-        fprintf(f, "%zu rank(s) of a launcher's job wrote no file that was merged: ",
-                s->nmissing_ranks);
+    if (s->nmissing_ranks) {
+        fprintf(
+            f,
+            "## Missing ranks\n\n%zu rank(s) of a launcher's job wrote no file that was merged: ",
+            s->nmissing_ranks);
         gb_md_text(f, s->missing_ranks);
         fputs(".\n\n", f);
     }
 }
 
 void gb_links_html(FILE *f, const gb_summary *s) {
-    fputs("<h2>Slow peer-to-peer links</h2>\n", f);
-    if (!s->nslow_links) {
-        fputs("<p>none</p>\n", f);
-    } else {
-        fputs("<table><tr><th>host</th><th>rank</th><th>from</th><th>to</th><th>path</th>"
-              "<th>GB/s</th><th>median of like pairs</th><th>gap</th></tr>\n",
-              f);
+    if (s->nslow_links) {
+        fputs(
+            "<h2>Slow peer-to-peer "
+            "links</h2>\n<table><tr><th>host</th><th>rank</th><th>from</th><th>to</th><th>path</th>"
+            "<th>GB/s</th><th>median of like pairs</th><th>gap</th></tr>\n",
+            f);
         for (size_t i = 0; i < s->nslow_links && i < GB_REPORT_LIST_MAX; i++) {
             const gb_slow_link *l = &s->slow_links[i];
             const char *cells[6];
@@ -244,15 +241,14 @@ void gb_links_html(FILE *f, const gb_summary *s) {
         }
         fputs("</table>\n", f);
     }
-    fputs("<h2>Missing ranks</h2>\n<p>", f);
-    if (!s->nmissing_ranks) {
-        fputs("none", f);
-    } else {
-        fprintf(f, "%zu rank(s) of a launcher's job wrote no file that was merged: ",
+    if (s->nmissing_ranks) {
+        fprintf(f,
+                "<h2>Missing ranks</h2>\n<p>%zu rank(s) of a launcher's job wrote no file that "
+                "was merged: ",
                 s->nmissing_ranks);
         gb_xml_text(f, s->missing_ranks);
+        fputs("</p>\n", f);
     }
-    fputs("</p>\n", f);
 }
 
 void gb_links_json(FILE *f, const gb_summary *s) {

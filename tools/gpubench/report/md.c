@@ -1,6 +1,7 @@
-/* The report as Markdown: stragglers and throttled rows first, then the
- * skipped files, the models, the spread per benchmark case, the peer-to-peer
- * matrices and every result. */
+/* The report as Markdown: the headline and the device table first
+ * (front_md.c), the stragglers, slow links, missing ranks and throttled
+ * rows found (one line for those not found), then the skipped files, the models, the spread per
+ * benchmark case, the peer-to-peer matrices and every result. */
 #include "report.h"
 #include "report_escape.h"
 
@@ -38,14 +39,13 @@ static void more(FILE *f, size_t n) {
 }
 
 static void stragglers(FILE *f, const gb_summary *s) {
+    if (!s->nstragglers) {
+        return; /* a word in the opening's line */
+    }
     fprintf(f,
             "## Stragglers\n\nDevices more than %.0f%% worse than the median of identical "
             "devices (same name and architecture) on a benchmark case.\n\n",
             GB_STRAGGLER_PCT);
-    if (!s->nstragglers) {
-        fputs("none\n\n", f);
-        return;
-    }
     fprintf(f,
             "%zu device(s) on %zu case(s).\n\n| host | rank | device | uuid | model | cases | "
             "worst case | worst gap |\n|---|---:|---|---|---|---:|---|---:|\n",
@@ -87,12 +87,10 @@ static void stragglers(FILE *f, const gb_summary *s) {
 }
 
 static void throttled(FILE *f, const gb_summary *s) {
-    fputs("## Throttled rows\n\n", f);
     if (!s->nthrottled) {
-        fputs("none\n\n", f);
         return;
     }
-    fputs("| host | rank | device | uuid | case | rate | telemetry | why |\n"
+    fputs("## Throttled rows\n\n| host | rank | device | uuid | case | rate | telemetry | why |\n"
           "|---|---:|---|---|---|---:|---|---|\n",
           f);
     for (size_t i = 0; i < s->nthrottled && i < GB_REPORT_LIST_MAX; i++) {
@@ -191,10 +189,7 @@ static void all_rows(FILE *f, const gb_summary *s) {
 }
 
 void gb_write_report_md(FILE *f, const gb_summary *s) {
-    fprintf(f,
-            "# gpubench report\n\n%zu result file(s) merged, %zu skipped: %zu results from %zu "
-            "device(s) of %zu model(s).\n\n",
-            s->t->nfiles, s->nskipped, s->t->count, s->devices, s->nmodels);
+    gb_front_md(f, s);
     stragglers(f, s);
     gb_links_md(f, s);
     throttled(f, s);

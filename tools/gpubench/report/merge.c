@@ -1,6 +1,7 @@
 /* Result files into one table: each read whole (at most
  * GB_REPORT_MAX_BYTES), parsed, and merged or skipped with the reason: not
- * a result file, another major.minor of xgpu, or a duplicate. */
+ * a result file, another major version of xgpu, or a duplicate; a file of
+ * an older minor version is merged with a note of what it lacks. */
 #define _POSIX_C_SOURCE 200809L
 #include "report_merge.h"
 
@@ -115,25 +116,59 @@ static bool major_minor(const char *v, unsigned long *major, unsigned long *mino
     return true;
 }
 
-/* Files from another major.minor of xgpu may mean other things by the same
- * keys: skipped. Another patch level only fixes bugs: merged, with a word. */
-static int check_version(const gb_file *fi, char *why, size_t why_size) {
+/* What a file lacks of what today's files have, as "no telemetry, no
+ * rank, no date", into `out`; "" when it lacks nothing. */
+static void lacks_text(unsigned has, char *out, size_t size) {
+    static const struct {
+        unsigned bit;
+        const char *what;
+    } members[] = {{GB_HAS_TELEMETRY, "telemetry"},    {GB_HAS_RANK, "rank"},
+                   {GB_HAS_STARTED, "date"},           {GB_HAS_P2P, "p2p"},
+                   {GB_HAS_UUID, "device_uuid"},       {GB_HAS_ARCH, "device_arch"},
+                   {GB_HAS_GPUINFO, "gpuinfo devices"}};
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        if (!(has & members[i].bit) && used < size) {
+            int n = snprintf(out + used, size - used, "%sno %s", used ? ", " : "", members[i].what);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+}
+
+/* Every xgpu of this major version writes "xgpu.gpubench/1" with the same
+ * meaning for the same keys; later ones only add keys. A file of another
+ * minor version is merged, with a note (fi->note) of what it lacks or
+ * that it is newer; one of another major version, or whose version is no
+ * MAJOR.MINOR.PATCH, is skipped. Another patch level only fixes bugs:
+ * merged, with a word. */
+static int check_version(gb_file *fi, char *why, size_t why_size) {
     const char *ours = xgpu_version_string(), *rest_theirs, *rest_ours;
     unsigned long ma, mi, our_ma, our_mi;
+    fi->note[0] = '\0';
     if (!fi->version[0]) {
-        return 0; /* older files and hand-written ones say nothing */
+        return 0; /* hand-written files say nothing */
     }
     if (!major_minor(fi->version, &ma, &mi, &rest_theirs)) {
         snprintf(why, why_size, "xgpu_version \"%s\" is not MAJOR.MINOR.PATCH", fi->version);
         return -1;
     }
-    if (!major_minor(ours, &our_ma, &our_mi, &rest_ours) || ma != our_ma || mi != our_mi) {
-        snprintf(why, why_size,
-                 "written by xgpu %s, this gpubench is %s (another major.minor version)",
+    if (!major_minor(ours, &our_ma, &our_mi, &rest_ours) || ma != our_ma) {
+        snprintf(why, why_size, "written by xgpu %s, this gpubench is %s (another major version)",
                  fi->version, ours);
         return -1;
     }
-    if (strcmp(rest_theirs, rest_ours)) {
+    if (mi > our_mi) {
+        snprintf(fi->note, sizeof fi->note,
+                 "written by xgpu %.31s, newer than this gpubench (%.31s): members it does not "
+                 "know are left out",
+                 fi->version, ours);
+    } else if (mi < our_mi) {
+        char lacks[192];
+        lacks_text(fi->has, lacks, sizeof lacks);
+        snprintf(fi->note, sizeof fi->note, "written by xgpu %.31s: %s", fi->version,
+                 lacks[0] ? lacks : "has every member this gpubench reads");
+    } else if (strcmp(rest_theirs, rest_ours)) {
         fprintf(stderr,
                 "gpubench report: warning: %s: written by xgpu %s, this gpubench is %s (another "
                 "patch level; merged)\n",
@@ -219,10 +254,13 @@ int gb_merge_file(gb_table *t, uint64_t *keys, const char *path, char *why, size
     if (load(path, t, why, why_size) != 0) {
         return -1;
     }
-    const gb_file *fi = &t->files[t->nfiles - 1];
+    gb_file *fi = &t->files[t->nfiles - 1];
     keys[t->nfiles - 1] = file_key(t, fi);
     long dup = check_version(fi, why, why_size) == 0 ? duplicate_of(t, keys) : -2;
     if (dup == -1) {
+        if (fi->note[0]) {
+            fprintf(stderr, "gpubench report: note: %s: %s (merged)\n", fi->name, fi->note);
+        }
         return 0;
     }
     if (dup >= 0) {

@@ -2,6 +2,7 @@
  * another tool, an older schema or a hand edit is an error naming the key,
  * never a row of zeros. See report_read.h. */
 #include "report_read.h"
+#include "report_read_internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -37,10 +38,8 @@ static int get_number(const cJSON *v, const char *where, const char *key, double
     return 0;
 }
 
-/* A key added after the first schema: absent or null gives "", anything
- * but a string is an error. */
-static int opt_string(const cJSON *o, const char *where, const char *key, char *out,
-                      size_t out_size, char *why, size_t why_size) {
+int gb__opt_string(const cJSON *o, const char *where, const char *key, char *out, size_t out_size,
+                   char *why, size_t why_size) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     out[0] = '\0';
     if (!v || cJSON_IsNull(v)) {
@@ -102,10 +101,10 @@ static int read_telemetry(const cJSON *r, const char *where, gb_row *x, char *wh
         snprintf(why, why_size, "%s: expected an object or null", at);
         return -1;
     }
-    if (opt_string(tm, at, "source", x->telemetry, sizeof x->telemetry, why, why_size) != 0 ||
+    if (gb__opt_string(tm, at, "source", x->telemetry, sizeof x->telemetry, why, why_size) != 0 ||
         opt_bool(tm, at, "throttled", false, &x->throttled, why, why_size) != 0 ||
-        opt_string(tm, at, "throttle_why", x->throttle_why, sizeof x->throttle_why, why,
-                   why_size) != 0) {
+        gb__opt_string(tm, at, "throttle_why", x->throttle_why, sizeof x->throttle_why, why,
+                       why_size) != 0) {
         return -1;
     }
     if (!x->telemetry[0]) {
@@ -176,11 +175,11 @@ static int read_row(const cJSON *r, const char *where, const gb_file *fi, size_t
     /* Keys added for fleets: the host per row (the file's when absent), the
      * device's identity and the telemetry's verdict. */
     char row_host[sizeof x->host];
-    if (opt_string(r, where, "host", row_host, sizeof row_host, why, why_size) != 0 ||
-        opt_string(r, where, "device_uuid", x->device_uuid, sizeof x->device_uuid, why, why_size) !=
-            0 ||
-        opt_string(r, where, "device_arch", x->device_arch, sizeof x->device_arch, why, why_size) !=
-            0 ||
+    if (gb__opt_string(r, where, "host", row_host, sizeof row_host, why, why_size) != 0 ||
+        gb__opt_string(r, where, "device_uuid", x->device_uuid, sizeof x->device_uuid, why,
+                       why_size) != 0 ||
+        gb__opt_string(r, where, "device_arch", x->device_arch, sizeof x->device_arch, why,
+                       why_size) != 0 ||
         read_telemetry(r, where, x, why, why_size) != 0) {
         return -1;
     }
@@ -190,8 +189,7 @@ static int read_row(const cJSON *r, const char *where, const gb_file *fi, size_t
     return 0;
 }
 
-/* Room for one more element of `*items`; false when memory ran out. */
-static bool grow(void **items, size_t count, size_t *cap, size_t size) {
+bool gb__grow(void **items, size_t count, size_t *cap, size_t size) {
     if (count < *cap) {
         return true;
     }
@@ -215,7 +213,7 @@ static int read_rank(const cJSON *root, gb_file *fi, char *why, size_t why_size)
         snprintf(why, why_size, "rank: expected an object or null");
         return -1;
     }
-    if (opt_string(rk, "rank", "engine", fi->engine, sizeof fi->engine, why, why_size) != 0 ||
+    if (gb__opt_string(rk, "rank", "engine", fi->engine, sizeof fi->engine, why, why_size) != 0 ||
         opt_count(rk, "rank", "rank", &fi->rank, why, why_size) != 0 ||
         opt_count(rk, "rank", "local_rank", &fi->local_rank, why, why_size) != 0 ||
         opt_count(rk, "rank", "size", &fi->size, why, why_size) != 0) {
@@ -238,7 +236,7 @@ static int read_pair(const cJSON *p, const char *where, gb_pair *x, char *why, s
     char path[16];
     if (get_string(p, where, "src", x->src, sizeof x->src, why, why_size) != 0 ||
         get_string(p, where, "dst", x->dst, sizeof x->dst, why, why_size) != 0 ||
-        opt_string(p, where, "path", path, sizeof path, why, why_size) != 0 ||
+        gb__opt_string(p, where, "path", path, sizeof path, why, why_size) != 0 ||
         get_number(cJSON_GetObjectItemCaseSensitive(p, "gbs"), where, "gbs", &x->gbs, why,
                    why_size) != 0 ||
         opt_bool(p, where, "verified", false, &x->verified, why, why_size) != 0) {
@@ -276,7 +274,7 @@ static int read_p2p(const cJSON *root, gb_table *t, gb_file *fi, char *why, size
     size_t i = 0;
     const cJSON *p;
     cJSON_ArrayForEach(p, pairs) {
-        if (!grow((void **)&t->pairs, t->npairs, &t->pairs_cap, sizeof *t->pairs)) {
+        if (!gb__grow((void **)&t->pairs, t->npairs, &t->pairs_cap, sizeof *t->pairs)) {
             snprintf(why, why_size, "out of memory at p2p.pairs[%zu]", i);
             return -1;
         }
@@ -304,9 +302,13 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
         return -1;
     }
     int rc = -1;
-    size_t rows_before = t->count, pairs_before = t->npairs;
-    gb_file fi = {
-        .rank = -1, .local_rank = -1, .size = -1, .first_row = t->count, .first_pair = t->npairs};
+    size_t rows_before = t->count, pairs_before = t->npairs, infos_before = t->ndevinfos;
+    gb_file fi = {.rank = -1,
+                  .local_rank = -1,
+                  .size = -1,
+                  .first_row = t->count,
+                  .first_pair = t->npairs,
+                  .first_devinfo = t->ndevinfos};
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
     if (!cJSON_IsObject(root) || !cJSON_IsString(schema) ||
@@ -317,19 +319,36 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
                  cJSON_IsString(schema) ? schema->valuestring : "");
         goto done;
     }
-    if (!grow((void **)&t->files, t->nfiles, &t->files_cap, sizeof *t->files)) {
+    if (!gb__grow((void **)&t->files, t->nfiles, &t->files_cap, sizeof *t->files)) {
         snprintf(why, why_size, "out of memory");
         goto done;
     }
     if (get_string(root, "", "host", fi.host, sizeof fi.host, why, why_size) != 0 ||
-        opt_string(root, "", "xgpu_version", fi.version, sizeof fi.version, why, why_size) != 0 ||
-        read_rank(root, &fi, why, why_size) != 0 || read_p2p(root, t, &fi, why, why_size) != 0) {
+        gb__opt_string(root, "", "xgpu_version", fi.version, sizeof fi.version, why, why_size) !=
+            0 ||
+        read_rank(root, &fi, why, why_size) != 0 || read_p2p(root, t, &fi, why, why_size) != 0 ||
+        gb__read_info(root, t, &fi, why, why_size) != 0) {
         goto done;
     }
+    fi.has |= (cJSON_HasObjectItem(root, "rank") ? GB_HAS_RANK : 0u) |
+              (cJSON_HasObjectItem(root, "p2p") ? GB_HAS_P2P : 0u) | GB_HAS_UUID | GB_HAS_ARCH |
+              GB_HAS_TELEMETRY;
     size_t i = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, results) {
-        if (!grow((void **)&t->rows, t->count, &t->cap, sizeof *t->rows)) {
+        /* A row without one of the later keys: the file lacks it. */
+        static const struct {
+            const char *key;
+            unsigned bit;
+        } later[] = {{"device_uuid", GB_HAS_UUID},
+                     {"device_arch", GB_HAS_ARCH},
+                     {"telemetry", GB_HAS_TELEMETRY}};
+        for (size_t k = 0; k < sizeof later / sizeof later[0]; k++) {
+            if (!cJSON_IsObject(r) || !cJSON_HasObjectItem(r, later[k].key)) {
+                fi.has &= ~later[k].bit;
+            }
+        }
+        if (!gb__grow((void **)&t->rows, t->count, &t->cap, sizeof *t->rows)) {
             snprintf(why, why_size, "out of memory at results[%zu]", i);
             goto done;
         }
@@ -342,12 +361,14 @@ int gb_report_parse(const char *text, size_t len, gb_table *t, char *why, size_t
     }
     fi.rows = t->count - fi.first_row;
     fi.pairs = t->npairs - fi.first_pair;
+    fi.devinfos = t->ndevinfos - fi.first_devinfo;
     t->files[t->nfiles++] = fi;
     rc = 0;
 done:
     if (rc) {
         t->count = rows_before;
         t->npairs = pairs_before;
+        t->ndevinfos = infos_before;
     }
     cJSON_Delete(root);
     return rc;
@@ -358,6 +379,7 @@ void gb_table_drop_last(gb_table *t) {
         const gb_file *fi = &t->files[--t->nfiles];
         t->count = fi->first_row;
         t->npairs = fi->first_pair;
+        t->ndevinfos = fi->first_devinfo;
     }
 }
 
@@ -365,5 +387,6 @@ void gb_table_free(gb_table *t) {
     free(t->rows);
     free(t->files);
     free(t->pairs);
+    free(t->devinfos);
     *t = (gb_table){0};
 }

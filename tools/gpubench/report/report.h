@@ -5,6 +5,7 @@
 #ifndef XGPU_GPUBENCH_REPORT_H
 #define XGPU_GPUBENCH_REPORT_H
 
+#include "report_devices.h"
 #include "report_read.h"
 
 #include <stdio.h>
@@ -81,7 +82,10 @@ typedef struct gb_summary {
      * has: "slurm job of 8: 5, 9-12", "" when none. */
     char missing_ranks[512];
     size_t nmissing_ranks;
-    size_t devices;         /* distinct devices over all models */
+    size_t devices;       /* distinct devices over all models */
+    gb_device_row *table; /* the opening table (report_devices.h) */
+    size_t ntable;
+    gb_headline headline;
     const gb_skip *skipped; /* the caller's */
     size_t nskipped;
 } gb_summary;
@@ -91,6 +95,34 @@ typedef struct gb_summary {
  * pairwise comparison: O(n log n) in the rows. */
 int gb_summarize(const gb_table *t, gb_summary *s);
 void gb_summary_free(gb_summary *s);
+
+/* The opening table and headline into `s` (devices.c); 0, or -1 when
+ * memory ran out. */
+int gb_find_devices(gb_summary *s);
+
+/* Sets device `device`'s verdict (gb_summary.table[device]): a short word
+ * ("pass", "slow", "fail") and one line of why, each cut to its field and
+ * either may be NULL for "". The writers print a "verdict" column only
+ * when some device has a non-empty verdict. Call it between gb_summarize
+ * and the writers; the rows of the device are
+ * s->by_device[table[device].begin .. end). 0, or -1 when `device` is out
+ * of range. */
+int gb_report_set_verdict(gb_summary *s, size_t device, const char *verdict, const char *why);
+/* Whether some device has a verdict: the writers' column. */
+bool gb_report_has_verdicts(const gb_summary *s);
+
+/* The writers' opening (front_md.c, front_html.c): the headline, the
+ * device table, the files' notes and one line for what is not wrong. */
+void gb_front_md(FILE *f, const gb_summary *s);
+void gb_front_html(FILE *f, const gb_summary *s);
+/* Whether the four checks (stragglers, slow links, missing ranks,
+ * throttled rows) found nothing; the line that then says so. */
+bool gb_all_clear(const gb_summary *s);
+void gb_clear_text(const gb_summary *s, char *out, size_t size);
+/* What the checks found, counted, for the top of the page: "Needs a look:
+ * 1 straggling device(s), 2 throttled row(s) (below the table)."; "" when
+ * all is clear. */
+void gb_issues_text(const gb_summary *s, char *out, size_t size);
 
 /* Slow links and missing ranks into `s` (links.c); 0, or -1 when
  * memory ran out. And their sections, written by each writer. */
@@ -105,6 +137,8 @@ bool gb_row_usable(const gb_row *r);
 const char *gb_rank_text(const gb_row *r, char *out, size_t size);
 /* The device's identity: its UUID, else "-". */
 const char *gb_uuid_text(const gb_row *r);
+/* Whether two rows are of one device: host, rank, path, UUID. */
+int gb_row_device_cmp(const gb_row *a, const gb_row *b);
 /* Natural order of device paths: "cuda:2" before "cuda:10". */
 int gb_device_cmp(const char *a, const char *b);
 

@@ -40,18 +40,48 @@ typedef struct gb_pair {
     size_t file;
 } gb_pair;
 
+/* One device path of a file's gpuinfo document ("gpuinfo": {"devices":
+ * [...]}): what the summary shows as the device's provenance. "" where the
+ * document has null or nothing. */
+typedef struct gb_devinfo {
+    char path[48];             /* one of the device's "paths": "cuda:0" */
+    char backend[16];          /* "cuda", "hip", "opencl" */
+    char arch[64];             /* "sm_90", "gfx942" */
+    char driver_version[64];   /* as the backend reports it */
+    char device_version[96];   /* OpenCL: CL_DEVICE_VERSION; CUDA: compute capability */
+    char language_version[96]; /* HIP: "HIP 6.2.41133 (...)"; OpenCL: OpenCL C */
+    size_t file;
+} gb_devinfo;
+
+/* Which members of today's result files a file has (older xgpu versions
+ * wrote fewer; all are optional to the reader). */
+enum {
+    GB_HAS_STARTED = 1 << 0,   /* "started_utc" */
+    GB_HAS_RANK = 1 << 1,      /* "rank", even null */
+    GB_HAS_P2P = 1 << 2,       /* "p2p", even null */
+    GB_HAS_UUID = 1 << 3,      /* results[].device_uuid in every row */
+    GB_HAS_ARCH = 1 << 4,      /* results[].device_arch in every row */
+    GB_HAS_TELEMETRY = 1 << 5, /* results[].telemetry in every row, even null */
+    GB_HAS_GPUINFO = 1 << 6,   /* "gpuinfo" with a devices array */
+    GB_HAS_ALL = (1 << 7) - 1
+};
+
 /* What one file says about itself. */
 typedef struct gb_file {
     const char *name; /* the caller's (a path); NULL from the parser */
     char host[128];
-    char version[32];         /* "xgpu_version", "" when absent */
-    char engine[16];          /* rank.engine, "" when absent */
-    long rank;                /* rank.rank, -1 when the file has no rank object */
-    long local_rank;          /* -1 when absent or null */
-    long size;                /* rank.size: ranks in the job, -1 when absent or null */
-    bool has_p2p;             /* a "p2p" object, even with no pairs */
-    size_t first_row, rows;   /* its rows in gb_table.rows */
-    size_t first_pair, pairs; /* its pairs in gb_table.pairs */
+    char version[32];               /* "xgpu_version", "" when absent */
+    char engine[16];                /* rank.engine, "" when absent */
+    long rank;                      /* rank.rank, -1 when the file has no rank object */
+    long local_rank;                /* -1 when absent or null */
+    long size;                      /* rank.size: ranks in the job, -1 when absent or null */
+    bool has_p2p;                   /* a "p2p" object, even with no pairs */
+    unsigned has;                   /* GB_HAS_*: the members it has */
+    char started_utc[32];           /* "2026-12-01T23:45:10Z", "" when absent or null */
+    char note[256];                 /* what the merge says of it (report_merge.h), "" */
+    size_t first_row, rows;         /* its rows in gb_table.rows */
+    size_t first_pair, pairs;       /* its pairs in gb_table.pairs */
+    size_t first_devinfo, devinfos; /* its device paths in gb_table.devinfos */
 } gb_file;
 
 typedef struct gb_table {
@@ -61,7 +91,12 @@ typedef struct gb_table {
     size_t nfiles, files_cap;
     gb_pair *pairs;
     size_t npairs, pairs_cap;
+    gb_devinfo *devinfos;
+    size_t ndevinfos, devinfos_cap;
 } gb_table;
+
+/* The gpuinfo entry of `path` in file `file`, or NULL. */
+const gb_devinfo *gb_devinfo_of(const gb_table *t, size_t file, const char *path);
 
 /* Parses one result file's text (`len` bytes, no NUL needed) and appends
  * one gb_file, its rows and its pairs to `t`. 0, or -1 with a message in

@@ -85,7 +85,7 @@ static int case_cmp(const gb_row *a, const gb_row *b) {
 }
 
 /* One device: the host, the rank, the device path and its UUID. */
-static int device_cmp(const gb_row *a, const gb_row *b) {
+int gb_row_device_cmp(const gb_row *a, const gb_row *b) {
     int c = strcmp(a->host, b->host);
     if (c) {
         return c;
@@ -101,7 +101,7 @@ static int order_cmp(const void *pa, const void *pb) {
     const gb_row *a = *(const gb_row *const *)pa, *b = *(const gb_row *const *)pb;
     int c = model_cmp(a, b);
     c = c ? c : case_cmp(a, b);
-    c = c ? c : device_cmp(a, b);
+    c = c ? c : gb_row_device_cmp(a, b);
     /* Ties (one device's case twice) keep the files' order. */
     return c ? c : (a < b ? -1 : a > b);
 }
@@ -109,7 +109,7 @@ static int order_cmp(const void *pa, const void *pb) {
 static int by_device_cmp(const void *pa, const void *pb) {
     const gb_row *a = *(const gb_row *const *)pa, *b = *(const gb_row *const *)pb;
     int c = model_cmp(a, b);
-    c = c ? c : device_cmp(a, b);
+    c = c ? c : gb_row_device_cmp(a, b);
     return c ? c : (a < b ? -1 : a > b);
 }
 
@@ -123,13 +123,13 @@ static int straggler_cmp(const void *pa, const void *pb) {
     if (a->gap_pct != b->gap_pct) {
         return a->gap_pct > b->gap_pct ? -1 : 1;
     }
-    int c = device_cmp(a->row, b->row);
+    int c = gb_row_device_cmp(a->row, b->row);
     return c ? c : (a->row < b->row ? -1 : a->row > b->row);
 }
 
 static int by_straggler_device_cmp(const void *pa, const void *pb) {
     const gb_straggler *a = *(const gb_straggler *const *)pa, *b = *(const gb_straggler *const *)pb;
-    int c = device_cmp(a->row, b->row);
+    int c = gb_row_device_cmp(a->row, b->row);
     c = c ? c : model_cmp(a->row, b->row);
     return c ? c : (a < b ? -1 : a > b);
 }
@@ -219,7 +219,8 @@ static int find_straggling(gb_summary *s) {
      * which is the array's. */
     qsort(by, s->nstragglers, sizeof *by, by_straggler_device_cmp);
     for (size_t i = 0; i < s->nstragglers; i++) {
-        if (!i || device_cmp(by[i - 1]->row, by[i]->row) || model_cmp(by[i - 1]->row, by[i]->row)) {
+        if (!i || gb_row_device_cmp(by[i - 1]->row, by[i]->row) ||
+            model_cmp(by[i - 1]->row, by[i]->row)) {
             s->straggling[s->nstraggling++] = (gb_straggler_device){by[i], 0};
         }
         s->straggling[s->nstraggling - 1].cases++;
@@ -245,7 +246,7 @@ static int find_models(gb_summary *s) {
         }
         gb_model *m = &s->models[s->nmodels - 1];
         m->end = i + 1;
-        if (!prev || device_cmp(prev, r)) {
+        if (!prev || gb_row_device_cmp(prev, r)) {
             m->devices++;
             s->devices++;
         }
@@ -286,7 +287,7 @@ int gb_summarize(const gb_table *t, gb_summary *s) {
         group_stats(&s->groups[g], s->order, scratch);
     }
     if (find_stragglers(s) != 0 || find_straggling(s) != 0 || find_models(s) != 0 ||
-        gb_find_links(s) != 0) {
+        gb_find_links(s) != 0 || gb_find_devices(s) != 0) {
         goto fail;
     }
     free(scratch);
@@ -306,5 +307,6 @@ void gb_summary_free(gb_summary *s) {
     free(s->straggling);
     free(s->throttled);
     free(s->slow_links);
+    free(s->table);
     *s = (gb_summary){0};
 }
