@@ -41,22 +41,27 @@ static const char healthy[] =
     "  \"driver\": {\"kernel_module\": \"580.1\", \"library\": \"580.1\", \"match\": true},"
     "  \"xid\": {\"readable\": false, \"count\": null, \"why\": \"not readable\"}}],"
     " \"results\": ["
-    "  {\"bench\": \"gemm\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"backend\": \"cuda\","
+    "  {\"bench\": \"gemm\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"device_name\": \"NVIDIA "
+    "H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"f32\", \"shape\": \"4096x4096x4096\", \"size\": 4096, \"median_s\": 0.006,"
     "   \"gflops\": 23000, \"verified\": true, \"telemetry\": {\"throttled\": false}},"
-    "  {\"bench\": \"gemm\", \"impl\": \"cublas\", \"device\": \"cuda:0\", \"backend\": \"cuda\","
+    "  {\"bench\": \"gemm\", \"impl\": \"cublas\", \"device\": \"cuda:0\", \"device_name\": "
+    "\"NVIDIA H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"f32\", \"shape\": \"4096x4096x4096\", \"size\": 4096, \"median_s\": 0.003,"
     "   \"gflops\": 50000, \"verified\": true, \"telemetry\": {\"throttled\": false}},"
-    "  {\"bench\": \"stream\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"backend\": \"cuda\","
+    "  {\"bench\": \"stream\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"device_name\": "
+    "\"NVIDIA H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"f32\", \"shape\": \"triad 1024 MiB\", \"size\": 1073741824,"
     "   \"median_s\": 0.0009, \"gbs\": 3600, \"verified\": true, \"telemetry\": null},"
-    "  {\"bench\": \"transfer\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"backend\": \"cuda\","
+    "  {\"bench\": \"transfer\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"device_name\": "
+    "\"NVIDIA H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"u8\", \"shape\": \"h2d pinned 64 MiB\", \"size\": 67108864,"
     "   \"median_s\": 0.0012, \"gbs\": 54, \"verified\": true, \"telemetry\": null},"
-    "  {\"bench\": \"launch\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"backend\": \"cuda\","
+    "  {\"bench\": \"launch\", \"impl\": \"xgpu\", \"device\": \"cuda:0\", \"device_name\": "
+    "\"NVIDIA H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"-\", \"shape\": \"round trip\", \"size\": 0, \"median_s\": 1.0e-5,"
     "   \"us\": 10, \"verified\": true, \"telemetry\": null},"
-    "  {\"bench\": \"gemm\", \"impl\": \"openblas\", \"device\": \"host\", \"dtype\": \"f32\","
+    "  {\"bench\": \"gemm\", \"impl\": \"openblas\", \"device\": \"host\", \"device_name\": \"host CPU\", \"dtype\": \"f32\","
     "   \"shape\": \"4096x4096x4096\", \"size\": 4096, \"median_s\": 0.1, \"gflops\": 1000,"
     "   \"verified\": false}]}";
 
@@ -508,6 +513,7 @@ static void command_exit_statuses(void **state) {
     cJSON *root = cJSON_Parse(healthy);
     set(root, "health/0/pcie/current_width", cJSON_CreateNumber(8));
     set(root, "started_utc", cJSON_CreateString("2026-12-01T01:00:00Z")); /* another run */
+    set(root, "host", cJSON_CreateString("node2"));
     char *text = cJSON_Print(root);
     write_text("check-x8.json", text);
     free(text);
@@ -530,6 +536,21 @@ static void command_exit_statuses(void **state) {
                      1);
     cJSON_Delete(v);
     free(json);
+
+    /* The report's verdict column is gpubench check's. */
+    char rcmd[1024];
+    snprintf(rcmd, sizeof rcmd, "%s report -o check-report check-healthy.json check-x8.json 2>&1",
+             GPUBENCH);
+    int rstatus = -1;
+    char *rout = xt_run_command(rcmd, &rstatus);
+    free(rout);
+    assert_int_equal(rstatus, 0);
+    char *md = xt_read_file("check-report.md", &len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "| verdict |"));
+    assert_non_null(strstr(md, "| DEGRADED | PCIe link at Gen5 x8 under load"));
+    assert_non_null(strstr(md, "| OK |"));
+    free(md);
 
     /* --json - keeps standard output to the JSON. */
     char cmd[1024];

@@ -11,9 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
-
-#define GC_FILE_LIMIT ((size_t)64 << 20)
 
 static const char check_usage[] =
     "usage: gpubench check [-d SELECTOR] [--save FILE] [--reference FILE] [--json FILE]\n"
@@ -115,54 +114,6 @@ static int parse(int argc, char **argv, check_opts *o) {
     return -1;
 }
 
-/* The whole file, NUL-terminated, malloc'ed; NULL with why. */
-static char *read_all(const char *path, size_t *len, char *why, size_t why_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, why_size, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(GC_FILE_LIMIT + 1);
-    size_t n = buf ? fread(buf, 1, GC_FILE_LIMIT + 1, f) : 0;
-    bool bad = !buf || ferror(f) || n > GC_FILE_LIMIT;
-    if (bad) {
-        snprintf(why, why_size, "%s",
-                 !buf                ? "out of memory"
-                 : n > GC_FILE_LIMIT ? "over the 64 MiB limit for a result file"
-                                     : "cannot read");
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[n] = '\0';
-        *len = n;
-    }
-    fclose(f);
-    return buf;
-}
-
-/* Facts of every device of `path` appended to *all. 0, or -1 with why. */
-static int add_file(const char *path, gc_facts **all, size_t *n, char *why, size_t why_size) {
-    size_t len = 0, k = 0;
-    char *text = read_all(path, &len, why, why_size);
-    gc_facts *f = NULL;
-    if (!text || gc_facts_read(text, len, path, &f, &k, why, why_size) != 0) {
-        free(text);
-        return -1;
-    }
-    free(text);
-    gc_facts *grown = realloc(*all, (*n + k) * sizeof **all);
-    if (!grown) {
-        snprintf(why, why_size, "out of memory");
-        free(f);
-        return -1;
-    }
-    memcpy(grown + *n, f, k * sizeof *f);
-    free(f);
-    *all = grown;
-    *n += k;
-    return 0;
-}
-
 /* The live run's benchmarks on one device: sizes a GPU's figures are
  * comparable at (the references were measured there), small ones on a
  * CPU device. */
@@ -231,7 +182,8 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
     }
     gb_env env;
     memset(&env, 0, sizeof env);
-    gb_run_options ro = {.bench = {.time_budget = o->time}, .argc = argc, .argv = argv};
+    gb_run_options ro = {
+        .bench = {.time_budget = o->time}, .argc = argc, .argv = argv, .started = time(NULL)};
     for (uint32_t i = 0; i < nrun; i++) {
         run_device(devs[i], o->time, &env);
     }
@@ -251,7 +203,7 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
         rc = 2;
     }
     gb_results_free(&env.results);
-    if (rc == 0 && add_file(path, all, n, why, sizeof why) != 0) {
+    if (rc == 0 && gc_facts_add_file(path, all, n, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench check: the run's own result file: %s\n", why);
         rc = 2;
     }
@@ -289,7 +241,7 @@ static int load_refs(const char *user, gc_refs *refs) {
         return 2;
     }
     size_t len = 0;
-    char *text = user ? read_all(user, &len, why, sizeof why) : NULL;
+    char *text = user ? gc_read_file(user, &len, why, sizeof why) : NULL;
     if (user && (!text || gc_refs_add(refs, text, len, user, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench check: --reference %s%s%s\n", text ? "" : user, text ? "" : ": ",
                 why);
@@ -320,7 +272,7 @@ int gb_check(int argc, char **argv) {
     } else {
         for (int i = 0; i < o.nfiles; i++) {
             char why[1024];
-            if (add_file(o.files[i], &facts, &n, why, sizeof why) != 0) {
+            if (gc_facts_add_file(o.files[i], &facts, &n, why, sizeof why) != 0) {
                 fprintf(stderr, "gpubench check: warning: %s: skipped: %s\n", o.files[i], why);
             }
         }
@@ -329,20 +281,7 @@ int gb_check(int argc, char **argv) {
             fprintf(stderr, "gpubench check: no result file could be read\n");
         }
     }
-    /* A run's results split across files (by benchmark) are one device. */
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = 0;
-        while (k < kept && !gc_facts_same_device(&facts[k], &facts[i])) {
-            k++;
-        }
-        if (k < kept) {
-            gc_facts_merge(&facts[k], &facts[i]);
-        } else {
-            facts[kept++] = facts[i];
-        }
-    }
-    n = kept;
+    n = gc_facts_merge_runs(facts, n);
     if (rc || !n || !(j = calloc(n, sizeof *j))) {
         rc = rc ? rc : 2;
         goto done;

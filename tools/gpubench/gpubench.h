@@ -68,6 +68,10 @@ void gb_write_json(FILE *f, const gb_run_options *opt, const gb_env *env);
 
 /* report.c: gpubench report FILE... */
 int gb_report(int argc, char **argv);
+/* report_verdict.c: the report's verdict column from gpubench check's
+ * rules, for the devices of a summary (report.h's gb_summary). */
+struct gb_summary;
+void gb_report_add_verdicts(struct gb_summary *s);
 /* check.c: `gpubench check [FILE...]`: a verdict per device; the exit
  * status. */
 int gb_check(int argc, char **argv);

@@ -122,6 +122,7 @@ static int summarise_and_write(const char *prefix, const gb_table *t, const gb_s
     }
     s.skipped = skipped;
     s.nskipped = nskipped;
+    gb_report_add_verdicts(&s);
     if (s.nmissing_ranks) {
         fprintf(stderr, "gpubench report: warning: %zu rank(s) missing: %s\n", s.nmissing_ranks,
                 s.missing_ranks);

@@ -115,6 +115,16 @@ int gc_facts_read(const char *text, size_t len, const char *file, gc_facts **out
 bool gc_facts_same_device(const gc_facts *a, const gc_facts *b);
 void gc_facts_merge(gc_facts *into, const gc_facts *from);
 
+/* files.c: a file read whole (at most 64 MiB), NUL-terminated and
+ * malloc'ed, its length in *len; NULL with why. */
+char *gc_read_file(const char *path, size_t *len, char *why, size_t why_size);
+/* The devices of the result file `path` appended to *all (realloc'ed);
+ * 0, or -1 with why (*all and *n unchanged). */
+int gc_facts_add_file(const char *path, gc_facts **all, size_t *n, char *why, size_t why_size);
+/* Folds the facts of one run's files into one per device (the order
+ * kept); returns how many are left. */
+size_t gc_facts_merge_runs(gc_facts *facts, size_t n);
+
 typedef enum gc_verdict {
     GC_OK,
     GC_UNKNOWN,         /* no reference for the model: figures only */
