@@ -22,6 +22,8 @@ static const char style[] =
     "table.devices tr:nth-child(even) td{background:#f7f9fc}"
     ".sub{color:#666;font-size:12px}.bad{color:#b00;font-weight:bold}"
     ".ok{color:#060}.note{color:#555;font-size:12px}"
+    ".v-OK{color:#060}.v-UNKNOWN{color:#555}.v-UNDERPERFORMING{color:#a60}"
+    ".v-DEGRADED{color:#c50}.v-FAULTY{color:#b00}"
     "p.clear{font-size:15px;color:#060;margin:14px 0}"
     "svg{max-width:100%;height:auto}details>summary{cursor:pointer}";
 
@@ -78,7 +80,11 @@ static void device_row(FILE *f, const gb_device_row *d, bool verdicts) {
     gb_fmt_us(d->launch, v, sizeof v);
     figure(f, v, NULL);
     if (verdicts) {
-        fputs("<td><b>", f);
+        /* The verdict's class is its word when it is one of check's. */
+        bool known = !strcmp(d->verdict, "OK") || !strcmp(d->verdict, "UNKNOWN") ||
+                     !strcmp(d->verdict, "UNDERPERFORMING") || !strcmp(d->verdict, "DEGRADED") ||
+                     !strcmp(d->verdict, "FAULTY");
+        fprintf(f, "<td><b class=\"v-%s\">", known ? d->verdict : "other");
         text(f, d->verdict);
         fputs("</b>", f);
         if (d->verdict_why[0]) {
