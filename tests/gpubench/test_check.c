@@ -61,7 +61,8 @@ static const char healthy[] =
     "\"NVIDIA H200\", \"backend\": \"cuda\","
     "   \"dtype\": \"-\", \"shape\": \"round trip\", \"size\": 0, \"median_s\": 1.0e-5,"
     "   \"us\": 10, \"verified\": true, \"telemetry\": null},"
-    "  {\"bench\": \"gemm\", \"impl\": \"openblas\", \"device\": \"host\", \"device_name\": \"host CPU\", \"dtype\": \"f32\","
+    "  {\"bench\": \"gemm\", \"impl\": \"openblas\", \"device\": \"host\", \"device_name\": \"host "
+    "CPU\", \"dtype\": \"f32\","
     "   \"shape\": \"4096x4096x4096\", \"size\": 4096, \"median_s\": 0.1, \"gflops\": 1000,"
     "   \"verified\": false}]}";
 
@@ -267,6 +268,26 @@ static void no_reference(void **state) {
     set(root, "health/0/pcie/current_width", cJSON_CreateNumber(4));
     assert_int_equal(judge_json(root, &j, &f), GC_DEGRADED);
     assert_true(has_rule(&j, "reference.none"));
+    free(f);
+    cJSON_Delete(root);
+}
+
+/* A file with nothing to judge (no figure at a reference's size, no
+ * health) is UNKNOWN, never OK. */
+static void nothing_to_judge(void **state) {
+    (void)state;
+    cJSON *root = cJSON_Parse(healthy);
+    cJSON_DeleteItemFromObject(root, "health");
+    for (int i = 0; i < 5; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "results/%d/size", i);
+        set(root, path, cJSON_CreateNumber(i == 4 ? 0 : 1024));
+    }
+    set(root, "results/4/median_s", cJSON_CreateNull());
+    gc_judgement j;
+    gc_facts *f = NULL;
+    assert_int_equal(judge_json(root, &j, &f), GC_UNKNOWN);
+    assert_true(has_rule(&j, "nothing.judged"));
     free(f);
     cJSON_Delete(root);
 }
@@ -584,17 +605,12 @@ static void command_exit_statuses(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(healthy_file_is_ok),
-        cmocka_unit_test(each_rule_sets_its_verdict),
-        cmocka_unit_test(idle_link_is_not_judged),
-        cmocka_unit_test(no_reference),
-        cmocka_unit_test(old_file_lacks_health),
-        cmocka_unit_test(models_match_whole_words),
-        cmocka_unit_test(user_table_overrides),
-        cmocka_unit_test(bad_tables_are_refused),
-        cmocka_unit_test(bad_result_files),
-        cmocka_unit_test(published_h200_run),
-        cmocka_unit_test(pcie_rates),
+        cmocka_unit_test(healthy_file_is_ok),       cmocka_unit_test(each_rule_sets_its_verdict),
+        cmocka_unit_test(idle_link_is_not_judged),  cmocka_unit_test(no_reference),
+        cmocka_unit_test(old_file_lacks_health),    cmocka_unit_test(nothing_to_judge),
+        cmocka_unit_test(models_match_whole_words), cmocka_unit_test(user_table_overrides),
+        cmocka_unit_test(bad_tables_are_refused),   cmocka_unit_test(bad_result_files),
+        cmocka_unit_test(published_h200_run),       cmocka_unit_test(pcie_rates),
         cmocka_unit_test(command_exit_statuses),
     };
     return cmocka_run_group_tests_name("gpubench check", tests, setup, teardown);

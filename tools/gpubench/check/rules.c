@@ -311,6 +311,15 @@ void gc_judge(const gc_facts *f, const gc_refs *r, gc_judgement *j) {
                f->pci_bus_id[0] ? "" : " (no PCI id: not a discrete GPU)");
     }
     rule_figures(f, m, &r->tol, j);
+    int judged = 0;
+    for (int i = 0; i < j->nfigures; i++) {
+        judged += !isnan(j->figures[i].ratio) && !j->figures[i].too_small;
+    }
+    if (m && !judged && !f->h.known) {
+        reason(j, GC_UNKNOWN, "nothing.judged",
+               "nothing to judge: no figure at a reference's size and no health facts in the "
+               "file");
+    }
     if (f->lacks[0]) {
         reason(j, GC_OK, "file.lacks", "%s", f->lacks);
     } else if (f->h.known && !strcmp(f->h.source, "none")) {
