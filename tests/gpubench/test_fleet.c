@@ -202,7 +202,8 @@ static void slurm_rank_names_its_file(void **state) {
 }
 
 /* Two pocl devices at once, then the copies between them: four pairs,
- * the diagonal local and the others staged, every one verified. */
+ * the diagonal local and the others staged, every one verified; a health
+ * object for each device. */
 static void all_devices_and_the_p2p_matrix(void **state) {
     (void)state;
     char cmd[1024];
@@ -231,6 +232,13 @@ static void all_devices_and_the_p2p_matrix(void **state) {
         assert_true(cJSON_IsTrue(cJSON_GetObjectItem(r, "verified")));
     }
     assert_true(seen[0] > 0 && seen[0] == seen[1]);
+    /* each device's health facts, from its own thread, in device order */
+    const cJSON *health = cJSON_GetObjectItem(root, "health");
+    assert_int_equal(cJSON_GetArraySize(health), 2);
+    for (int i = 0; i < 2; i++) {
+        const cJSON *dev = cJSON_GetObjectItem(cJSON_GetArrayItem(health, i), "device");
+        assert_string_equal(dev->valuestring, i ? "opencl:1" : "opencl:0");
+    }
     const cJSON *pairs = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "p2p"), "pairs");
     assert_int_equal(cJSON_GetArraySize(pairs), 4);
     const cJSON *p;
