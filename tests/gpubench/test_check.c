@@ -162,6 +162,7 @@ static const rule_case cases[] = {
     {"health/0/pcie/max_gen", "4", GC_DEGRADED, "pcie.slot"},
     {"health/0/nvlink/up", "16", GC_DEGRADED, "nvlink.down"},
     {"health/0/nvlink/links", "12", GC_DEGRADED, "nvlink.missing"},
+    {"health/0/nvlink", "{\"links\": 0, \"up\": 0}", GC_OK, "nvlink.none"},
     {"health/0/mig/enabled", "true", GC_DEGRADED, "mig.on"},
     {"health/0/mig/pending", "true", GC_OK, "mig.pending"},
     {"health/0/persistence/enabled", "false", GC_DEGRADED, "persistence.off"},

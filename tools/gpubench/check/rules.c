@@ -140,10 +140,15 @@ static void rule_config(const gc_facts *f, const gc_model *m, gc_judgement *j) {
     if (f->h.nvlink_links >= 0 && f->h.nvlink_up >= 0 && f->h.nvlink_up < f->h.nvlink_links) {
         reason(j, GC_DEGRADED, "nvlink.down", "%d of %d NVLink links are down",
                f->h.nvlink_links - f->h.nvlink_up, f->h.nvlink_links);
-    } else if (m && m->nvlink_links > 0 && f->h.nvlink_links >= 0 &&
+    } else if (m && m->nvlink_links > 0 && f->h.nvlink_links > 0 &&
                f->h.nvlink_links < m->nvlink_links) {
         reason(j, GC_DEGRADED, "nvlink.missing", "%d NVLink links, where %s has %d",
                f->h.nvlink_links, m->model, m->nvlink_links);
+    } else if (m && m->nvlink_links > 0 && f->h.nvlink_links == 0) {
+        reason(j, GC_OK, "nvlink.none",
+               "no NVLink links, where %s has %d: a one-GPU virtual machine, or NVLink off "
+               "(judged only for a device that has some)",
+               m->model, m->nvlink_links);
     }
     if (f->h.mig_enabled == 1) {
         reason(j, GC_DEGRADED, "mig.on",
