@@ -61,7 +61,8 @@ static void verdict_column_only_when_set(void **state) {
     assert_non_null(strstr(md, "| launch | verdict | why |"));
     assert_non_null(strstr(md, "| slow | GEMM &lt;0.5x&gt; \\| vendor |"));
     assert_non_null(strstr(html, "<th>verdict</th>"));
-    assert_non_null(strstr(html, "<b class=\"v-other\">slow</b><br><span class=\"sub\">GEMM &lt;0.5x&gt; | vendor"));
+    assert_non_null(strstr(
+        html, "<b class=\"v-other\">slow</b><br><span class=\"sub\">GEMM &lt;0.5x&gt; | vendor"));
     cJSON *j = cJSON_Parse(json);
     assert_non_null(j);
     assert_int_equal(array_size(j, "device_table"), 1);
