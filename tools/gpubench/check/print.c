@@ -69,6 +69,10 @@ static void print_health(FILE *f, const gc_health *h) {
     if (!h->known) {
         return;
     }
+    if (!strcmp(h->source, "none")) {
+        fputs("  health: nothing known (no NVML, ROCm SMI or PCI sysfs entry serves it)\n", f);
+        return;
+    }
     char line[512] = "";
     if (h->pcie_gen > 0 || h->pcie_max_gen > 0) {
         add(line, sizeof line, "PCIe Gen%d x%d %s (max Gen%d x%d)", h->pcie_gen, h->pcie_width,
