@@ -183,6 +183,14 @@ static const rule_case cases[] = {
      GC_OK, "throttle.power"},
     {"results/0/median_s", "null", GC_OK, "results.unrun"},
     {"gpuinfo/devices/0/name", "\"Made-up GPU 9000\"", GC_UNKNOWN, "reference.none"},
+    /* A figure of zero against a reference fails, never passes unjudged. */
+    {"results/2/gbs", "0", GC_UNDERPERFORMING, "perf.bandwidth"},
+    {"results/4/median_s", "0", GC_UNDERPERFORMING, "perf.launch"},
+    /* A failed peer-to-peer copy is a wrong result of both its devices. */
+    {"p2p",
+     "{\"pairs\": [{\"src\": \"cuda:0\", \"dst\": \"cuda:1\", \"gbs\": 40,"
+     " \"verified\": false}]}",
+     GC_FAULTY, "results.wrong"},
     /* A slow figure of a case smaller than the reference's is not judged. */
     {"results/1/size", "1024", GC_OK, "size.gemm"},
     {"results/2/size", "67108864", GC_OK, "size.bandwidth"},
@@ -234,6 +242,96 @@ static void each_rule_sets_its_verdict(void **state) {
         free(f);
         cJSON_Delete(root);
     }
+}
+
+/* Medians measured through CUDA do not judge the same GPU through
+ * OpenCL: its figures go against the spec sheet. 40000 GFLOP/s is 0.80x
+ * the cuBLAS median (fails 0.85) but 0.60x the 67000 spec (passes 0.5). */
+static void other_backend_against_the_spec(void **state) {
+    (void)state;
+    cJSON *root = cJSON_Parse(healthy);
+    for (int i = 0; i < 5; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "results/%d/backend", i);
+        set(root, path, cJSON_CreateString("opencl"));
+    }
+    set(root, "results/1/gflops", cJSON_CreateNumber(40000));
+    set(root, "results/1/impl", cJSON_CreateString("clblast"));
+    gc_judgement j;
+    gc_facts *f = NULL;
+    assert_int_equal(judge_json(root, &j, &f), GC_OK);
+    bool seen = false;
+    for (int i = 0; i < j.nfigures; i++) {
+        if (!strcmp(j.figures[i].name, "gemm")) {
+            assert_string_equal(j.figures[i].ref_kind, "spec");
+            seen = true;
+        }
+        /* xgpu's and the launch medians are CUDA's: not shown against them. */
+        assert_string_not_equal(j.figures[i].name, "launch");
+        assert_string_not_equal(j.figures[i].name, "gemm.xgpu");
+    }
+    assert_true(seen);
+    free(f);
+    cJSON_Delete(root);
+}
+
+/* The transfer figure is the best copy large enough to judge: a fast
+ * small copy does not hide a slow large one. */
+static void transfer_large_copy_counts(void **state) {
+    (void)state;
+    cJSON *root = cJSON_Parse(healthy);
+    cJSON *small = cJSON_Duplicate(at(root, "results/3"), true);
+    cJSON_ReplaceItemInObject(small, "shape", cJSON_CreateString("h2d pinned 1 MiB"));
+    cJSON_ReplaceItemInObject(small, "size", cJSON_CreateNumber(1048576));
+    cJSON_ReplaceItemInObject(small, "gbs", cJSON_CreateNumber(11));
+    cJSON_AddItemToArray(at(root, "results"), small);
+    set(root, "results/3/gbs", cJSON_CreateNumber(10));
+    gc_judgement j;
+    gc_facts *f = NULL;
+    assert_int_equal(judge_json(root, &j, &f), GC_UNDERPERFORMING);
+    assert_true(has_rule(&j, "perf.transfer"));
+    assert_true(fabs(f->transfer_gbs - 10) < 1e-9);
+    free(f);
+    cJSON_Delete(root);
+}
+
+/* Names are cleaned of control characters and broken UTF-8 before they
+ * reach a terminal or the JSON. */
+static void names_are_cleaned(void **state) {
+    (void)state;
+    cJSON *root = cJSON_Parse(healthy);
+    set(root, "gpuinfo/devices/0/name", cJSON_CreateString("NVIDIA H200\x1b[2J\r\nFAKE OK\xff"));
+    gc_judgement j;
+    gc_facts *f = NULL;
+    judge_json(root, &j, &f);
+    assert_string_equal(f->name, "NVIDIA H200?[2J??FAKE OK?");
+    assert_non_null(j.model); /* still an H200 */
+    free(f);
+    cJSON_Delete(root);
+}
+
+/* Two runs of one device without dates (different days, the same
+ * benchmarks) are two verdicts; one run split by benchmark is one. */
+static void dateless_runs_stay_apart(void **state) {
+    (void)state;
+    cJSON *a = cJSON_Parse(healthy), *b = cJSON_Parse(healthy);
+    cJSON_DeleteItemFromObject(a, "started_utc");
+    cJSON_DeleteItemFromObject(b, "started_utc");
+    set(b, "results/1/gflops", cJSON_CreateNumber(20000));
+    char *ta = cJSON_PrintUnformatted(a), *tb = cJSON_PrintUnformatted(b);
+    gc_facts *fa = NULL, *fb = NULL;
+    size_t na = 0, nb = 0;
+    char why[256];
+    assert_int_equal(gc_facts_read(ta, strlen(ta), "a.json", &fa, &na, why, sizeof why), 0);
+    assert_int_equal(gc_facts_read(tb, strlen(tb), "b.json", &fb, &nb, why, sizeof why), 0);
+    assert_false(gc_facts_same_device(&fa[0], &fb[0]));
+    assert_false(gc_facts_same_device(&fa[0], &fa[0])); /* one file twice */
+    free(fa);
+    free(fb);
+    free(ta);
+    free(tb);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
 }
 
 /* A link read idle below its maximum is a note, not a fault. */
@@ -290,6 +388,12 @@ static void nothing_to_judge(void **state) {
     assert_int_equal(judge_json(root, &j, &f), GC_UNKNOWN);
     assert_true(has_rule(&j, "nothing.judged"));
     free(f);
+    /* A health object that knows nothing is no health. */
+    cJSON_AddItemToObject(root, "health",
+                          cJSON_Parse("[{\"device\": \"cuda:0\", \"source\": \"none\"}]"));
+    assert_int_equal(judge_json(root, &j, &f), GC_UNKNOWN);
+    assert_true(has_rule(&j, "nothing.judged"));
+    free(f);
     cJSON_Delete(root);
 }
 
@@ -314,30 +418,35 @@ static void models_match_whole_words(void **state) {
     (void)state;
     static const struct {
         const char *name, *model;
+        int cu;
     } m[] = {
-        {"NVIDIA H200", "NVIDIA H200 SXM"},
-        {"NVIDIA H200 NVL", "NVIDIA H200 NVL"},
-        {"NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM 80GB"},
-        {"NVIDIA H100 PCIe", "NVIDIA H100 PCIe 80GB"},
-        {"NVIDIA L4", "NVIDIA L4"},
-        {"NVIDIA L40S", "NVIDIA L40S"},
-        {"NVIDIA A10", "NVIDIA A10"},
-        {"NVIDIA A100-SXM4-80GB", "NVIDIA A100 SXM4 80GB"},
-        {"NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"},
-        {"AMD Instinct MI250X", "AMD Instinct MI250X (one GCD)"},
-        {"AMD Instinct MI250", "AMD Instinct MI250 (one GCD)"},
-        {"AMD Instinct MI300X", "AMD Instinct MI300X"},
+        {"AMD Instinct MI250X/MI250", "AMD Instinct MI250X (one GCD)", 110},
+        {"AMD Instinct MI250X/MI250", "AMD Instinct MI250 (one GCD)", 104},
+        {"NVIDIA H200", "NVIDIA H200 SXM", -1},
+        {"NVIDIA H200 NVL", "NVIDIA H200 NVL", -1},
+        {"NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM 80GB", -1},
+        {"NVIDIA H100 PCIe", "NVIDIA H100 PCIe 80GB", -1},
+        {"NVIDIA L4", "NVIDIA L4", -1},
+        {"NVIDIA L40S", "NVIDIA L40S", -1},
+        {"NVIDIA A10", "NVIDIA A10", -1},
+        {"NVIDIA A100-SXM4-80GB", "NVIDIA A100 SXM4 80GB", -1},
+        {"NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090", -1},
+        {"AMD Instinct MI250X", "AMD Instinct MI250X (one GCD)", -1},
+        {"AMD Instinct MI250", "AMD Instinct MI250 (one GCD)", -1},
+        {"AMD Instinct MI300X", "AMD Instinct MI300X", -1},
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        const gc_model *got = gc_refs_match(&refs, m[i].name);
+        const gc_model *got = gc_refs_match(&refs, m[i].name, m[i].cu);
         assert_non_null(got);
         if (strcmp(got->model, m[i].model) != 0) {
             fail_msg("%s matched %s, want %s", m[i].name, got->model, m[i].model);
         }
     }
-    assert_null(gc_refs_match(&refs, "NVIDIA A10G"));
-    assert_null(gc_refs_match(&refs, "NVIDIA L40"));
-    assert_null(gc_refs_match(&refs, "pthread-skylake-avx512"));
+    assert_null(gc_refs_match(&refs, "NVIDIA A10G", -1));
+    assert_null(gc_refs_match(&refs, "NVIDIA L40", -1));
+    assert_null(gc_refs_match(&refs, "pthread-skylake-avx512", -1));
+    assert_null(gc_refs_match(&refs, "NVIDIA GeForce RTX 4090 Laptop GPU", -1));
+    assert_null(gc_refs_match(&refs, "NVIDIA GeForce RTX 4090 D", -1));
     /* Every shipped figure has its source. */
     for (size_t i = 0; i < refs.count; i++) {
         assert_true(refs.models[i].spec_source[0]);
@@ -359,8 +468,8 @@ static void user_table_overrides(void **state) {
         " \"spec\": {\"mem_bandwidth_gbs\": 100, \"source\": \"mine\"}}]}";
     assert_int_equal(gc_refs_add(&r, user, strlen(user), "user.json", why, sizeof why), 0);
     assert_int_equal(r.count, before + 1);
-    assert_int_equal(gc_refs_match(&r, "NVIDIA H200")->compute_units, 140);
-    assert_non_null(gc_refs_match(&r, "Made-up GPU 9000"));
+    assert_int_equal(gc_refs_match(&r, "NVIDIA H200", -1)->compute_units, 140);
+    assert_non_null(gc_refs_match(&r, "Made-up GPU 9000", -1));
     assert_true(fabs(r.tol.measured - 0.9) < 1e-12);
     assert_non_null(strstr(r.source, "user.json"));
     gc_refs_free(&r);
@@ -594,6 +703,33 @@ static void command_exit_statuses(void **state) {
     assert_non_null(strstr(out, "nosuch: unavailable: no plugin"));
     free(out);
 
+    /* A file that cannot be read among good ones: the others judged, 2. */
+    assert_int_equal(run("check-healthy.json no-such-file.json", &out), 2);
+    assert_non_null(strstr(out, "1 device: 1 OK"));
+    free(out);
+    /* --json naming an input would overwrite it: refused, the input kept. */
+    assert_int_equal(run("--json check-healthy.json check-healthy.json", &out), 2);
+    assert_non_null(strstr(out, "is also an input"));
+    free(out);
+    assert_int_equal(run("check-healthy.json", NULL), 0);
+    assert_int_equal(run("--time 1 --time 2 check-healthy.json", &out), 2);
+    assert_non_null(strstr(out, "--time given twice"));
+    free(out);
+    /* --json into a folder that does not exist fails before anything. */
+    assert_int_equal(run("--json no-such-dir/v.json check-healthy.json", &out), 2);
+    assert_null(strstr(out, "VERDICT"));
+    free(out);
+    /* Two --reference tables, applied in order. */
+    write_text("check-ref-a.json", "{\"schema\": \"xgpu.gpu-references/1\", \"models\": ["
+                                   "{\"model\": \"A\", \"match\": [\"Made-up A\"]}]}");
+    write_text("check-ref-b.json", "{\"schema\": \"xgpu.gpu-references/1\", \"models\": ["
+                                   "{\"model\": \"B\", \"match\": [\"Made-up B\"]}]}");
+    assert_int_equal(
+        run("--reference check-ref-a.json --reference check-ref-b.json check-healthy.json", &out),
+        0);
+    assert_non_null(strstr(out, "check-ref-a.json, then check-ref-b.json (2026-12-01, 22 models)"));
+    free(out);
+
     write_text("check-bad-ref.json", "{\"schema\": \"xgpu.gpu-references/1\", \"models\": 3}");
     assert_int_equal(run("--reference check-bad-ref.json check-healthy.json", &out), 2);
     assert_non_null(strstr(out, "check-bad-ref.json: no \"models\" list"));
@@ -606,12 +742,22 @@ static void command_exit_statuses(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(healthy_file_is_ok),       cmocka_unit_test(each_rule_sets_its_verdict),
-        cmocka_unit_test(idle_link_is_not_judged),  cmocka_unit_test(no_reference),
-        cmocka_unit_test(old_file_lacks_health),    cmocka_unit_test(nothing_to_judge),
-        cmocka_unit_test(models_match_whole_words), cmocka_unit_test(user_table_overrides),
-        cmocka_unit_test(bad_tables_are_refused),   cmocka_unit_test(bad_result_files),
-        cmocka_unit_test(published_h200_run),       cmocka_unit_test(pcie_rates),
+        cmocka_unit_test(healthy_file_is_ok),
+        cmocka_unit_test(each_rule_sets_its_verdict),
+        cmocka_unit_test(idle_link_is_not_judged),
+        cmocka_unit_test(no_reference),
+        cmocka_unit_test(old_file_lacks_health),
+        cmocka_unit_test(nothing_to_judge),
+        cmocka_unit_test(models_match_whole_words),
+        cmocka_unit_test(user_table_overrides),
+        cmocka_unit_test(bad_tables_are_refused),
+        cmocka_unit_test(bad_result_files),
+        cmocka_unit_test(published_h200_run),
+        cmocka_unit_test(pcie_rates),
+        cmocka_unit_test(other_backend_against_the_spec),
+        cmocka_unit_test(transfer_large_copy_counts),
+        cmocka_unit_test(names_are_cleaned),
+        cmocka_unit_test(dateless_runs_stay_apart),
         cmocka_unit_test(command_exit_statuses),
     };
     return cmocka_run_group_tests_name("gpubench check", tests, setup, teardown);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ static const char check_usage[] =
     "  --save FILE       keep the live run's result file (gpubench's JSON) as FILE\n"
     "  --reference FILE  a reference table (schema xgpu.gpu-references/1) over the\n"
     "                    shipped one: its models replace those of the same name\n"
+    "                    (repeatable: applied in order)\n"
     "  --json FILE       the verdicts as JSON (schema xgpu.gpubench-check/1; '-'\n"
     "                    for standard output, the table then goes to standard error)\n"
     "  --time S          seconds of timed repetitions per case (default 0.2)\n"
@@ -49,14 +51,17 @@ static const char check_usage[] =
     "\n"
     "Exit status: 0 when every device is OK; 1 when any is not (UNKNOWN\n"
     "included), or when no device ran; 2 on a usage error, a reference table\n"
-    "that cannot be read, when no result file could be read, or when an output\n"
-    "could not be written.\n";
+    "that cannot be read, a result file that cannot be read (the others are\n"
+    "still judged), --json or --save naming an input, or an output that could\n"
+    "not be written. FILE '-' is standard input.\n";
 
 typedef struct check_opts {
-    const char *selector, *save, *reference, *json;
+    const char *selector, *save, *json;
+    const char *time_text;
     double time;
-    char **files;
-    int nfiles;
+    char **files; /* the result files, then the --reference tables from refs */
+    int nfiles, nrefs;
+    char **refs;
 } check_opts;
 
 static bool is_value_option(const char *a) {
@@ -82,15 +87,20 @@ static int parse(int argc, char **argv, check_opts *o) {
         } else if (is_value_option(a) && !v) {
             fprintf(stderr, "gpubench check: %s needs a value\n\n%s", a, check_usage);
             return 2;
+        } else if ((!strcmp(a, "-d") && o->selector) || (!strcmp(a, "--save") && o->save) ||
+                   (!strcmp(a, "--json") && o->json) || (!strcmp(a, "--time") && o->time_text)) {
+            fprintf(stderr, "gpubench check: %s given twice\n", a);
+            return 2;
         } else if (!strcmp(a, "-d")) {
             o->selector = v, i++;
         } else if (!strcmp(a, "--save")) {
             o->save = v, i++;
         } else if (!strcmp(a, "--reference")) {
-            o->reference = v, i++;
+            o->refs[o->nrefs++] = argv[++i];
         } else if (!strcmp(a, "--json")) {
             o->json = v, i++;
         } else if (!strcmp(a, "--time")) {
+            o->time_text = v;
             char *end;
             o->time = strtod(v, &end);
             if (*end || !(o->time > 0 && o->time <= 60)) {
@@ -172,10 +182,12 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
     char why[1024];
     gb_outfile out = {0};
     int fd = o->save ? -1 : mkstemp(tmp);
-    if (fd >= 0) {
+    FILE *tmpf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !tmpf) {
         close(fd);
+        unlink(tmp);
     }
-    if (o->save ? gb_outfile_open(&out, o->save, why, sizeof why) != 0 : fd < 0) {
+    if (o->save ? gb_outfile_open(&out, o->save, why, sizeof why) != 0 : !tmpf) {
         fprintf(stderr, "gpubench check: %s\n", o->save ? why : "cannot create a temporary file");
         free(devs);
         return 2;
@@ -189,7 +201,7 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
     }
     env.opt = NULL;
     free(devs);
-    FILE *f = o->save ? out.f : fopen(tmp, "w");
+    FILE *f = o->save ? out.f : tmpf;
     rc = f ? 0 : 2;
     if (f) {
         gb_write_json(f, &ro, &env);
@@ -213,76 +225,103 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
     return rc;
 }
 
-static int write_verdicts(const check_opts *o, const gc_judgement *j, size_t n,
-                          const gc_refs *refs) {
-    bool json_stdout = o->json && !strcmp(o->json, "-");
-    gc_print_text(json_stdout ? stderr : stdout, j, n, refs);
-    if (!o->json) {
-        return 0;
-    }
-    char why[1024];
-    gb_outfile out;
-    if (gb_outfile_open(&out, o->json, why, sizeof why) != 0) {
-        fprintf(stderr, "gpubench check: --json %s\n", why);
-        return 2;
-    }
-    gc_print_json(out.f, j, n, refs);
-    if (gb_outfile_commit(&out, why, sizeof why) != 0) {
-        fprintf(stderr, "gpubench check: --json %s\n", why);
-        return 2;
-    }
-    return 0;
-}
-
-static int load_refs(const char *user, gc_refs *refs) {
+/* The shipped table, then each --reference table over it in order; 0 or
+ * the exit status. */
+static int load_refs(const check_opts *o, gc_refs *refs) {
     char why[1024];
     if (gc_refs_load_shipped(refs, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench check: %s\n", why);
         return 2;
     }
-    size_t len = 0;
-    char *text = user ? gc_read_file(user, &len, why, sizeof why) : NULL;
-    if (user && (!text || gc_refs_add(refs, text, len, user, why, sizeof why) != 0)) {
-        fprintf(stderr, "gpubench check: --reference %s%s%s\n", text ? "" : user, text ? "" : ": ",
-                why);
+    for (int i = 0; i < o->nrefs; i++) {
+        size_t len = 0;
+        char *text = gc_read_file(o->refs[i], &len, why, sizeof why);
+        int rc = text ? gc_refs_add(refs, text, len, o->refs[i], why, sizeof why) : -1;
         free(text);
-        return 2;
+        if (rc != 0) {
+            fprintf(stderr, "gpubench check: --reference %s%s%s\n", text ? "" : o->refs[i],
+                    text ? "" : ": ", why);
+            return 2;
+        }
     }
-    free(text);
     return 0;
 }
 
+/* Whether two paths name one existing file. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* --json and --save must not name a file that is read: 0, or 2 said. */
+static int check_outputs(const check_opts *o) {
+    const char *outs[2] = {o->json, o->save}, *what[2] = {"--json", "--save"};
+    if (o->json && o->save && (!strcmp(o->json, o->save) || same_file(o->json, o->save))) {
+        fprintf(stderr, "gpubench check: --json and --save name the same file\n");
+        return 2;
+    }
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; outs[k] && i < o->nfiles + o->nrefs; i++) {
+            const char *in = i < o->nfiles ? o->files[i] : o->refs[i - o->nfiles];
+            if (!strcmp(outs[k], in) || same_file(outs[k], in)) {
+                fprintf(stderr,
+                        "gpubench check: %s %s is also an input: it would be "
+                        "overwritten\n",
+                        what[k], outs[k]);
+                return 2;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The result files' devices into *facts; 0, or 2 when one could not be
+ * read (the others still judged, said on stderr). */
+static int read_files(const check_opts *o, gc_facts **facts, size_t *n) {
+    int rc = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        char why[1024];
+        bool again = false;
+        for (int k = 0; k < i; k++) {
+            again |= !strcmp(o->files[k], o->files[i]) || same_file(o->files[k], o->files[i]);
+        }
+        if (again) {
+            fprintf(stderr, "gpubench check: note: %s: given twice, read once\n", o->files[i]);
+        } else if (gc_facts_add_file(o->files[i], facts, n, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench check: warning: %s: skipped: %s\n", o->files[i], why);
+            rc = 2;
+        }
+    }
+    if (!*n) {
+        fprintf(stderr, "gpubench check: no result file could be read\n");
+    }
+    return *n ? rc : 2;
+}
+
 int gb_check(int argc, char **argv) {
-    check_opts o = {.time = 0.2, .files = calloc((size_t)argc + 1, sizeof(char *))};
+    check_opts o = {.time = 0.2,
+                    .files = calloc((size_t)argc + 1, sizeof(char *)),
+                    .refs = calloc((size_t)argc + 1, sizeof(char *))};
     gc_refs refs = {0};
     gc_facts *facts = NULL;
     gc_judgement *j = NULL;
     size_t n = 0;
-    int rc = o.files ? parse(argc, argv, &o) : 2;
-    if (rc >= 0 || (rc = load_refs(o.reference, &refs)) != 0) {
+    gb_outfile json = {0};
+    char why[1024];
+    int rc = o.files && o.refs ? parse(argc, argv, &o) : 2;
+    if (rc >= 0 || (rc = check_outputs(&o)) != 0 || (rc = load_refs(&o, &refs)) != 0) {
         goto done;
     }
-    if (o.json && o.save && !strcmp(o.json, o.save)) {
-        fprintf(stderr, "gpubench check: --json and --save name the same file\n");
+    /* --json is made before the run, not found unwritable after it. */
+    if (o.json && gb_outfile_open(&json, o.json, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench check: --json %s\n", why);
         rc = 2;
         goto done;
     }
-    if (!o.nfiles) {
-        rc = run_live(&o, argc, argv, &facts, &n);
-    } else {
-        for (int i = 0; i < o.nfiles; i++) {
-            char why[1024];
-            if (gc_facts_add_file(o.files[i], &facts, &n, why, sizeof why) != 0) {
-                fprintf(stderr, "gpubench check: warning: %s: skipped: %s\n", o.files[i], why);
-            }
-        }
-        rc = n ? 0 : 2;
-        if (!n) {
-            fprintf(stderr, "gpubench check: no result file could be read\n");
-        }
-    }
+    rc = o.nfiles ? read_files(&o, &facts, &n) : run_live(&o, argc, argv, &facts, &n);
     n = gc_facts_merge_runs(facts, n);
-    if (rc || !n || !(j = calloc(n, sizeof *j))) {
+    if (!n || !(j = calloc(n, sizeof *j))) {
         rc = rc ? rc : 2;
         goto done;
     }
@@ -291,12 +330,21 @@ int gb_check(int argc, char **argv) {
         gc_judge(&facts[i], &refs, &j[i]);
         all_ok &= j[i].verdict == GC_OK;
     }
-    rc = write_verdicts(&o, j, n, &refs);
+    gc_print_text(json.f && !json.tmp ? stderr : stdout, j, n, &refs);
+    if (json.f) {
+        gc_print_json(json.f, j, n, &refs);
+        if (gb_outfile_commit(&json, why, sizeof why) != 0) {
+            fprintf(stderr, "gpubench check: --json %s\n", why);
+            rc = 2;
+        }
+    }
     rc = rc ? rc : (all_ok ? 0 : 1);
 done:
+    gb_outfile_discard(&json);
     free(j);
     free(facts);
     gc_refs_free(&refs);
     free(o.files);
+    free(o.refs);
     return rc;
 }

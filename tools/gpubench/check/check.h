@@ -32,6 +32,9 @@ typedef struct gc_model {
     int meas_gemm_n;        /* the sizes the medians were measured at; -1: not said */
     double meas_stream_mib; /* NAN: not said */
     char meas_source[192];
+    char meas_backend[16]; /* the backend the medians were measured through; "": any */
+    char exclude[4][24];   /* words that mark another model ("Laptop") */
+    int nexclude;
 } gc_model;
 
 typedef struct gc_tolerance {
@@ -54,12 +57,14 @@ int gc_refs_load_shipped(gc_refs *r, char *why, size_t why_size);
  * `origin` names it in messages. 0, or -1 with why (r unchanged). */
 int gc_refs_add(gc_refs *r, const char *text, size_t len, const char *origin, char *why,
                 size_t why_size);
-/* The model whose match names occur in `device_name` as whole words,
- * the longest name winning; NULL when none. */
-const gc_model *gc_refs_match(const gc_refs *r, const char *device_name);
+/* The model whose match names occur in `device_name` as whole words and
+ * none of whose exclude words do: one with the device's compute units
+ * first (-1: unknown; a combined name such as "MI250X/MI250" names two
+ * models), then the longest name. NULL when none. */
+const gc_model *gc_refs_match(const gc_refs *r, const char *device_name, int compute_units);
 void gc_refs_free(gc_refs *r);
 
-/* A device's "health" object (xgpu 0.7 and later). */
+/* A device's "health" object (after the 0.6.0 release). */
 typedef struct gc_health {
     bool known; /* the file has the object */
     char source[16];
@@ -97,6 +102,7 @@ typedef struct gc_facts {
     double transfer_mib; /* its size */
     char transfer_shape[64];
     double enqueue_us, round_trip_us;
+    unsigned benches; /* a bit per benchmark with rows: gemm, reduce, stream, transfer, launch */
     int rows, failed_rows, unrun_rows, throttled_rows, thermal_rows;
     char failed_first[160], throttle_why[160];
     gc_health h;
@@ -109,9 +115,10 @@ typedef struct gc_facts {
 int gc_facts_read(const char *text, size_t len, const char *file, gc_facts **out, size_t *n,
                   char *why, size_t why_size);
 
-/* Whether a and b are one device of one machine and one xgpu (a run's
- * results split across files), and b's figures and counts folded into a
- * (the best of each figure; a's file names b's too). */
+/* Whether a and b are one device of one machine and one xgpu in one run
+ * (a run's results split across files): the same start time, or, in
+ * files without one, no benchmark in both; never one file twice. Then
+ * b's figures and counts folded into a (a's file names b's too). */
 bool gc_facts_same_device(const gc_facts *a, const gc_facts *b);
 void gc_facts_merge(gc_facts *into, const gc_facts *from);
 
@@ -147,8 +154,9 @@ typedef struct gc_figure {
     char unit[12];
     double reference;  /* NAN: none */
     char ref_kind[12]; /* "measured", "spec", "link" */
-    double ratio;      /* value / reference (reference / value for latency) */
-    double tolerance;  /* the least ratio that passes */
+    double ratio;      /* value / reference */
+    double tolerance;  /* the least ratio that passes; for a latency, the most */
+    bool lower_better; /* a latency */
     bool pass;
     bool too_small; /* the case was smaller than the reference's: shown, not judged */
 } gc_figure;

@@ -1,7 +1,7 @@
 /* The facts gpubench check judges, read from a result file of any 0.x
  * xgpu: each device's identity from the file's gpuinfo, its best figures
- * from the rows, and its "health" object where the file has one (xgpu 0.7
- * and later). What an older file lacks is said, not guessed. */
+ * from the rows, and its "health" object where the file has one (files
+ * after the 0.6.0 release). What an older file lacks is said, not guessed. */
 #include "check.h"
 
 #include <cjson/cJSON.h>
@@ -14,11 +14,49 @@ static const cJSON *item(const cJSON *o, const char *key) {
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
+/* The length of the UTF-8 sequence at s (1 to 4), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s) {
+    size_t n = s[0] < 0x80             ? 1
+               : (s[0] & 0xe0) == 0xc0 ? 2
+               : (s[0] & 0xf0) == 0xe0 ? 3
+               : (s[0] & 0xf8) == 0xf0 ? 4
+                                       : 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* A string member into out, fit for a terminal and for JSON: control
+ * characters and bytes that are not UTF-8 become '?', and a cut never
+ * splits a character. */
 static void copy_str(const cJSON *o, const char *key, char *out, size_t size) {
     const cJSON *v = item(o, key);
-    if (cJSON_IsString(v)) {
-        snprintf(out, size, "%s", v->valuestring);
+    if (!cJSON_IsString(v)) {
+        return;
     }
+    const unsigned char *in = (const unsigned char *)v->valuestring;
+    size_t k = 0;
+    while (*in) {
+        size_t n = utf8_len(in);
+        if (n == 0 || (n == 1 && (*in < 0x20 || *in == 0x7f))) {
+            n = 1;
+            if (k + 1 >= size) {
+                break;
+            }
+            out[k++] = '?';
+        } else {
+            if (k + n >= size) {
+                break;
+            }
+            memcpy(out + k, in, n);
+            k += n;
+        }
+        in += n;
+    }
+    out[k] = '\0';
 }
 
 static double get_num(const cJSON *o, const char *key) {
@@ -203,6 +241,10 @@ static void take_row(const cJSON *r, gc_facts *f) {
     if (!ran) {
         return;
     }
+    static const char *const benches[] = {"gemm", "reduce", "stream", "transfer", "launch"};
+    for (unsigned b = 0; b < sizeof benches / sizeof benches[0]; b++) {
+        f->benches |= !strcmp(bench, benches[b]) ? 1u << b : 0;
+    }
     double size = get_num(r, "size");
     if (!strcmp(bench, "gemm")) {
         take_gemm(r, impl, dtype, f);
@@ -216,9 +258,13 @@ static void take_row(const cJSON *r, gc_facts *f) {
         }
     } else if (!strcmp(bench, "transfer") && strstr(shape, "pinned")) {
         double g = row_rate(r, "gbs");
-        if (!isnan(g) && (isnan(f->transfer_gbs) || g > f->transfer_gbs)) {
+        double mib = size / (1 << 20);
+        /* The best copy large enough to judge, else the best of all. */
+        bool big = mib >= GC_MIN_TRANSFER_MIB, best_big = f->transfer_mib >= GC_MIN_TRANSFER_MIB;
+        if (!isnan(g) && (isnan(f->transfer_gbs) || (big && !best_big) ||
+                          (big == best_big && g > f->transfer_gbs))) {
             f->transfer_gbs = g;
-            f->transfer_mib = size / (1 << 20);
+            f->transfer_mib = mib;
             snprintf(f->transfer_shape, sizeof f->transfer_shape, "%s", shape);
         }
     } else if (!strcmp(bench, "launch") && !strcmp(impl, "xgpu")) {
@@ -285,11 +331,14 @@ int gc_facts_read(const char *text, size_t len, const char *file, gc_facts **out
         cJSON_IsString(item(root, "xgpu_version")) ? item(root, "xgpu_version")->valuestring : "";
     int rc = -1;
     if (!cJSON_IsObject(root) || !cJSON_IsString(schema) ||
-        strcmp(schema->valuestring, "xgpu.gpubench/1") != 0 || !cJSON_IsArray(results)) {
+        strcmp(schema->valuestring, "xgpu.gpubench/1") != 0) {
         snprintf(why, why_size,
-                 "not a gpubench result file (schema \"%.64s\", expected \"xgpu.gpubench/1\" "
-                 "with a results array)",
+                 "not a gpubench result file (schema \"%.64s\", expected \"xgpu.gpubench/1\")",
                  cJSON_IsString(schema) ? schema->valuestring : "");
+        goto done;
+    }
+    if (!cJSON_IsArray(results)) {
+        snprintf(why, why_size, "a gpubench result file whose \"results\" is not an array");
         goto done;
     }
     if (version[0] && strncmp(version, "0.", 2) != 0) {
@@ -320,17 +369,42 @@ int gc_facts_read(const char *text, size_t len, const char *file, gc_facts **out
             if (!f[k].name[0]) {
                 copy_str(r, "device_name", f[k].name, sizeof f[k].name);
             }
-            const cJSON *h;
+            /* A device's health: its entry read under load, else its last. */
+            const cJSON *h, *pick = NULL;
             cJSON_ArrayForEach(h, item(root, "health")) {
                 const cJSON *hd = item(h, "device");
-                if (cJSON_IsString(hd) && !strcmp(hd->valuestring, f[k].device)) {
-                    read_health(h, &f[k]);
+                if (cJSON_IsString(hd) && !strcmp(hd->valuestring, f[k].device) &&
+                    (!pick || get_bool(item(pick, "pcie"), "under_load") != 1)) {
+                    pick = h;
                 }
+            }
+            if (pick) {
+                read_health(pick, &f[k]);
             }
             say_lacks(root, &f[k]);
             (*n)++;
         }
         take_row(r, &f[k]);
+    }
+    /* A peer-to-peer copy that failed verification counts against both
+     * of its devices. */
+    const cJSON *pair;
+    cJSON_ArrayForEach(pair, item(item(root, "p2p"), "pairs")) {
+        char src[48] = "", dst[48] = "";
+        copy_str(pair, "src", src, sizeof src);
+        copy_str(pair, "dst", dst, sizeof dst);
+        if (get_bool(pair, "verified") != 0 || !cJSON_IsNumber(item(pair, "gbs"))) {
+            continue;
+        }
+        for (size_t k = 0; k < *n; k++) {
+            if (!strcmp(f[k].device, src) || !strcmp(f[k].device, dst)) {
+                if (!f[k].failed_rows++) {
+                    snprintf(f[k].failed_first, sizeof f[k].failed_first, "p2p copy %s -> %s", src,
+                             dst);
+                }
+                f[k].rows++;
+            }
+        }
     }
     if (!*n) {
         snprintf(why, why_size, "no device rows (only the host's, or none)");
@@ -344,13 +418,11 @@ done:
     return rc;
 }
 
-/* Whether two facts are one device of one machine in one run (files of
- * one run split by benchmark): files without a start time (before xgpu
- * 0.7) are taken as one run when all else matches. */
 bool gc_facts_same_device(const gc_facts *a, const gc_facts *b) {
     return !strcmp(a->host, b->host) && !strcmp(a->device, b->device) &&
            !strcmp(a->name, b->name) && !strcmp(a->pci_bus_id, b->pci_bus_id) &&
-           !strcmp(a->version, b->version) && !strcmp(a->started, b->started);
+           !strcmp(a->version, b->version) && !strcmp(a->started, b->started) &&
+           strcmp(a->file, b->file) != 0 && (a->started[0] || !(a->benches & b->benches));
 }
 
 void gc_facts_merge(gc_facts *into, const gc_facts *from) {
@@ -394,6 +466,7 @@ void gc_facts_merge(gc_facts *into, const gc_facts *from) {
     if (!into->throttle_why[0]) {
         memcpy(into->throttle_why, from->throttle_why, sizeof into->throttle_why);
     }
+    into->benches |= from->benches;
     into->rows += from->rows;
     into->failed_rows += from->failed_rows;
     into->unrun_rows += from->unrun_rows;

@@ -4,33 +4,74 @@
 #include "check.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GC_FILE_LIMIT ((size_t)64 << 20)
 
-/* The whole file, NUL-terminated, malloc'ed; NULL with why. */
+/* The whole file ("-": standard input), NUL-terminated, malloc'ed; NULL
+ * with why: not a regular file or a pipe, over the limit, unreadable. */
 char *gc_read_file(const char *path, size_t *len, char *why, size_t why_size) {
-    FILE *f = fopen(path, "rb");
+    bool in = !strcmp(path, "-");
+    FILE *f = in ? stdin : fopen(path, "rb");
     if (!f) {
         snprintf(why, why_size, "cannot open: %s", strerror(errno));
         return NULL;
     }
-    char *buf = malloc(GC_FILE_LIMIT + 1);
-    size_t n = buf ? fread(buf, 1, GC_FILE_LIMIT + 1, f) : 0;
-    bool bad = !buf || ferror(f) || n > GC_FILE_LIMIT;
-    if (bad) {
-        snprintf(why, why_size, "%s",
-                 !buf                ? "out of memory"
-                 : n > GC_FILE_LIMIT ? "over the 64 MiB limit for a result file"
-                                     : "cannot read");
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[n] = '\0';
-        *len = n;
+    struct stat st;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(why, why_size, "cannot read: %s", strerror(errno));
+        goto done;
     }
-    fclose(f);
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(why, why_size, "a directory, not a result file");
+        goto done;
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > GC_FILE_LIMIT) {
+        snprintf(why, why_size, "over the 64 MiB limit for a result file");
+        goto done;
+    }
+    /* A regular file's size at once; a pipe's in growing steps. */
+    cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1 << 16;
+    for (;;) {
+        char *grown = realloc(buf, cap + 1);
+        if (!grown) {
+            snprintf(why, why_size, "out of memory");
+            goto fail;
+        }
+        buf = grown;
+        n += fread(buf + n, 1, cap - n, f);
+        if (ferror(f)) {
+            snprintf(why, why_size, "cannot read: %s", strerror(errno));
+            goto fail;
+        }
+        if (n < cap || feof(f)) {
+            break;
+        }
+        if (cap > GC_FILE_LIMIT) {
+            snprintf(why, why_size, "over the 64 MiB limit for a result file");
+            goto fail;
+        }
+        cap *= 2;
+    }
+    if (n > GC_FILE_LIMIT) {
+        snprintf(why, why_size, "over the 64 MiB limit for a result file");
+        goto fail;
+    }
+    buf[n] = '\0';
+    *len = n;
+    goto done;
+fail:
+    free(buf);
+    buf = NULL;
+done:
+    if (!in) {
+        fclose(f);
+    }
     return buf;
 }
 

@@ -32,9 +32,8 @@ static void print_figure(FILE *f, const gc_figure *g) {
     fmt_value(value, sizeof value, g->value, g->unit);
     fmt_value(ref, sizeof ref, g->reference, g->unit);
     snprintf(ratio, sizeof ratio, isnan(g->ratio) ? "-" : "%.2fx", g->ratio);
-    bool latency = !strcmp(g->unit, "us");
-    snprintf(need, sizeof need, "%s%.2fx",
-             latency ? "<= " : ">= ", latency ? 1 / g->tolerance : g->tolerance);
+    bool latency = g->lower_better;
+    snprintf(need, sizeof need, "%s%.2fx", latency ? "<= " : ">= ", g->tolerance);
     if (isnan(g->reference)) {
         snprintf(need, sizeof need, "-");
     }
@@ -159,7 +158,7 @@ void gc_print_text(FILE *f, const gc_judgement *j, size_t n, const gc_refs *r) {
 }
 
 static void json_num(FILE *f, double v) {
-    if (isnan(v)) {
+    if (!isfinite(v)) {
         fputs("null", f);
     } else {
         jw_number(f, v);
@@ -203,6 +202,7 @@ static void json_device(FILE *f, const gc_judgement *j) {
         json_num(f, g->ratio);
         fputs(", \"tolerance\": ", f);
         json_num(f, g->tolerance);
+        fprintf(f, ", \"better\": \"%s\"", g->lower_better ? "lower" : "higher");
         fprintf(f, ", \"pass\": %s}",
                 isnan(g->ratio) || g->too_small ? "null"
                 : g->pass                       ? "true"

@@ -93,6 +93,24 @@ static int read_model(const cJSON *o, size_t i, gc_model *m, char *why, size_t w
         }
         strcpy(m->match[m->nmatch++], e->valuestring);
     }
+    const cJSON *exclude = cJSON_GetObjectItemCaseSensitive(o, "exclude");
+    if (exclude &&
+        (!cJSON_IsArray(exclude) ||
+         cJSON_GetArraySize(exclude) > (int)(sizeof m->exclude / sizeof m->exclude[0]))) {
+        snprintf(why, why_size, "%s: \"exclude\" is not a list of up to 4 words", where);
+        return -1;
+    }
+    cJSON_ArrayForEach(e, exclude) {
+        if (!cJSON_IsString(e) || !*e->valuestring ||
+            strlen(e->valuestring) >= sizeof m->exclude[0]) {
+            snprintf(why, why_size,
+                     "%s: an \"exclude\" word is not a string of 1 to %zu "
+                     "characters",
+                     where, sizeof m->exclude[0] - 1);
+            return -1;
+        }
+        strcpy(m->exclude[m->nexclude++], e->valuestring);
+    }
     const cJSON *ecc = cJSON_GetObjectItemCaseSensitive(o, "ecc");
     if (ecc && !cJSON_IsBool(ecc) && !cJSON_IsNull(ecc)) {
         snprintf(why, why_size, "%s: \"ecc\" is not true, false or null", where);
@@ -126,6 +144,8 @@ static int read_model(const cJSON *o, size_t i, gc_model *m, char *why, size_t w
         whole(meas, "gemm_n", &m->meas_gemm_n, where, why, why_size) ||
         num(meas, "stream_mib", &m->meas_stream_mib, where, why, why_size) ||
         text(meas, "source", m->meas_source, sizeof m->meas_source, meas != NULL, where, why,
+             why_size) ||
+        text(meas, "backend", m->meas_backend, sizeof m->meas_backend, false, where, why,
              why_size)) {
         return -1;
     }
@@ -254,15 +274,26 @@ static bool word_match(const char *hay, const char *name) {
     return false;
 }
 
-const gc_model *gc_refs_match(const gc_refs *r, const char *device_name) {
+const gc_model *gc_refs_match(const gc_refs *r, const char *device_name, int compute_units) {
     const gc_model *best = NULL;
     size_t best_len = 0;
+    bool best_units = false;
     for (size_t i = 0; device_name && i < r->count; i++) {
-        for (int k = 0; k < r->models[i].nmatch; k++) {
-            size_t len = strlen(r->models[i].match[k]);
-            if (len > best_len && word_match(device_name, r->models[i].match[k])) {
-                best = &r->models[i];
+        const gc_model *m = &r->models[i];
+        bool excluded = false;
+        for (int k = 0; k < m->nexclude; k++) {
+            excluded |= word_match(device_name, m->exclude[k]);
+        }
+        /* The device's compute units first (a combined name such as
+         * "MI250X/MI250" names two models), then the longest name. */
+        bool units = compute_units > 0 && m->compute_units == compute_units;
+        for (int k = 0; !excluded && k < m->nmatch; k++) {
+            size_t len = strlen(m->match[k]);
+            if (word_match(device_name, m->match[k]) &&
+                (!best || units > best_units || (units == best_units && len > best_len))) {
+                best = m;
                 best_len = len;
+                best_units = units;
             }
         }
     }

@@ -26,6 +26,9 @@ double gc_pcie_gbs(int gen, int width) {
 }
 
 static void reason(gc_judgement *j, gc_verdict level, const char *rule, const char *fmt, ...) {
+    if (level > j->verdict) {
+        j->verdict = level; /* even when the list below is full */
+    }
     if (j->nreasons >= GC_MAX_REASONS) {
         return;
     }
@@ -192,7 +195,15 @@ static void rule_identity(const gc_facts *f, const gc_model *m, gc_judgement *j)
     }
 }
 
-/* A figure beside its reference; fails set UNDERPERFORMING. */
+/* A number as the tables print it: whole from 100 up, three digits below. */
+static void num_text(char *buf, size_t size, double v) {
+    snprintf(buf, size, v >= 100 ? "%.0f" : "%.3g", v);
+}
+
+/* A figure beside its reference; a failing one sets UNDERPERFORMING. The
+ * ratio is value / reference: at least `tol` passes, or, for a latency
+ * (lower_better), at most `tol`. A value of zero or less against a
+ * reference fails. */
 static void figure(gc_judgement *j, const char *name, const char *what, double value,
                    const char *unit, double ref, const char *kind, double tol, bool lower_better,
                    const char *too_small) {
@@ -207,23 +218,23 @@ static void figure(gc_judgement *j, const char *name, const char *what, double v
     g->value = value;
     g->reference = ref;
     g->tolerance = tol;
-    g->ratio = isnan(value) || isnan(ref) || ref <= 0 || value <= 0
-                   ? NAN
-                   : (lower_better ? ref / value : value / ref);
-    g->pass = isnan(g->ratio) || g->ratio >= tol;
-    if (too_small && !isnan(value) && !isnan(ref)) {
+    g->lower_better = lower_better;
+    bool judged = !isnan(value) && !isnan(ref) && ref > 0;
+    g->ratio = !judged ? NAN : value <= 0 ? 0 : value / ref;
+    g->pass = !judged || (value > 0 && (lower_better ? g->ratio <= tol : g->ratio >= tol));
+    if (judged && too_small) {
         g->too_small = true;
         g->pass = true;
         char rule[24];
         snprintf(rule, sizeof rule, "size.%s", name);
         reason(j, GC_OK, rule, "%s: %s, so not judged", what, too_small);
     } else if (!g->pass) {
-        char rule[24];
+        char rule[24], v[32], r[32];
         snprintf(rule, sizeof rule, "perf.%s", name);
-        reason(j, GC_UNDERPERFORMING, rule,
-               "%s %.4g %s is %.2fx the %s reference %.4g %s (%s %.2f)", what, value, unit,
-               g->ratio, kind, ref, unit, lower_better ? "at most" : "at least",
-               lower_better ? 1 / tol : tol);
+        num_text(v, sizeof v, value);
+        num_text(r, sizeof r, ref);
+        reason(j, GC_UNDERPERFORMING, rule, "%s %s %s is %.2fx the %s reference %s %s (%s %.2fx)",
+               what, v, unit, g->ratio, kind, r, unit, lower_better ? "at most" : "at least", tol);
     }
 }
 
@@ -237,14 +248,18 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
     none.spec_fp32_gflops = none.meas_gemm_xgpu_gflops = none.meas_round_trip_us = NAN;
     none.pcie_gen = none.pcie_width = -1;
     const gc_model *m = model ? model : &none;
+    /* Medians measured through one backend (and its vendor library) judge
+     * that backend's figures only; the others are judged on the spec sheet. */
+    bool same_backend = !m->meas_backend[0] || !strcmp(m->meas_backend, f->backend);
     char what[96], small[96];
     if (isnan(f->stream_mib)) {
         snprintf(what, sizeof what, "stream triad");
     } else {
         snprintf(what, sizeof what, "stream triad, %.0f MiB", f->stream_mib);
     }
-    bool meas = !isnan(m->meas_triad_gbs);
-    double want_mib = meas ? m->meas_stream_mib : GC_SPEC_MIN_STREAM_MIB;
+    bool meas = same_backend && !isnan(m->meas_triad_gbs);
+    double want_mib =
+        meas && !isnan(m->meas_stream_mib) ? m->meas_stream_mib : GC_SPEC_MIN_STREAM_MIB;
     snprintf(small, sizeof small, "smaller than the %.0f MiB %s", want_mib,
              meas ? "the reference was measured at" : "a spec-sheet comparison needs");
     figure(j, "bandwidth", what, f->triad_gbs, "GB/s",
@@ -258,7 +273,7 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
         snprintf(what, sizeof what, "vendor f32 GEMM");
     }
     if (isnan(f->gemm_vendor_gflops) || f32) {
-        meas = !isnan(m->meas_gemm_vendor_gflops);
+        meas = same_backend && !isnan(m->meas_gemm_vendor_gflops);
         int want_n = meas && m->meas_gemm_n > 0 ? m->meas_gemm_n : GC_SPEC_MIN_GEMM_N;
         snprintf(small, sizeof small, "smaller than the n=%d %s", want_n,
                  meas && m->meas_gemm_n > 0 ? "the reference was measured at"
@@ -268,7 +283,7 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
                meas ? t->measured : t->spec_gemm, false, f->gemm_vendor_n < want_n ? small : NULL);
     }
     if (!isnan(f->gemm_xgpu_gflops) && !strcmp(f->gemm_xgpu_dtype, "f32") &&
-        (!model || !isnan(m->meas_gemm_xgpu_gflops))) {
+        (!model || (same_backend && !isnan(m->meas_gemm_xgpu_gflops)))) {
         int want_n = m->meas_gemm_n > 0 ? m->meas_gemm_n : GC_SPEC_MIN_GEMM_N;
         snprintf(small, sizeof small, "smaller than the n=%d the reference was measured at",
                  want_n);
@@ -291,16 +306,17 @@ static void rule_figures(const gc_facts *f, const gc_model *model, const gc_tole
         figure(j, "transfer", what, f->transfer_gbs, "GB/s", link, "link", t->link_transfer, false,
                f->transfer_mib < GC_MIN_TRANSFER_MIB ? small : NULL);
     }
-    if (!model || !isnan(m->meas_round_trip_us)) {
+    if (!model || (same_backend && !isnan(m->meas_round_trip_us))) {
         figure(j, "launch", "launch round trip", f->round_trip_us, "us", m->meas_round_trip_us,
-               "measured", 1 / t->launch, true, NULL);
+               "measured", t->launch, true, NULL);
     }
 }
 
 void gc_judge(const gc_facts *f, const gc_refs *r, gc_judgement *j) {
     memset(j, 0, sizeof *j);
     j->facts = f;
-    j->model = gc_refs_match(r, f->name);
+    j->verdict = GC_OK; /* raised by each reason */
+    j->model = gc_refs_match(r, f->name, f->compute_units);
     const gc_model *m = j->model;
     rule_results(f, j);
     rule_stack(f, j);
@@ -320,22 +336,18 @@ void gc_judge(const gc_facts *f, const gc_refs *r, gc_judgement *j) {
     for (int i = 0; i < j->nfigures; i++) {
         judged += !isnan(j->figures[i].ratio) && !j->figures[i].too_small;
     }
-    if (m && !judged && !f->h.known) {
+    bool health = f->h.known && (!strcmp(f->h.source, "nvml") || !strcmp(f->h.source, "rocm_smi") ||
+                                 !strcmp(f->h.source, "sysfs"));
+    if (m && !judged && !health) {
         reason(j, GC_UNKNOWN, "nothing.judged",
                "nothing to judge: no figure at a reference's size and no health facts in the "
                "file");
     }
     if (f->lacks[0]) {
         reason(j, GC_OK, "file.lacks", "%s", f->lacks);
-    } else if (f->h.known && !strcmp(f->h.source, "none")) {
+    } else if (f->h.known && !health) {
         reason(j, GC_OK, "health.none",
                "no health source served this device (no NVML, ROCm SMI or sysfs): ECC, link and "
                "NVLink not judged");
-    }
-    j->verdict = m ? GC_OK : GC_UNKNOWN;
-    for (int i = 0; i < j->nreasons; i++) {
-        if (j->reasons[i].level > j->verdict) {
-            j->verdict = j->reasons[i].level;
-        }
     }
 }

@@ -27,8 +27,16 @@ void gb_md_text(FILE *f, const char *s) {
     }
 }
 
+/* Text in HTML or SVG: markup characters as entities, and control
+ * characters (which XML does not allow and a terminal would obey) as a
+ * space. */
 void gb_xml_text(FILE *f, const char *s) {
     for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+            fputc(' ', f);
+            continue;
+        }
         switch (*s) {
         case '<':
             fputs("&lt;", f);
