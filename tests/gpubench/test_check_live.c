@@ -80,6 +80,8 @@ static void live_check_on_the_test_device(void **state) {
         }
     }
     assert_true(rows >= 5);
+    /* One health object per device, read under load by the transfers. */
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(v, "health")), 1);
     cJSON_Delete(v);
     /* Judged again offline: the same verdict. */
     snprintf(cmd, sizeof cmd, "%s check live-run.json >/dev/null 2>&1", GPUBENCH);

@@ -137,11 +137,18 @@ static void run_device(xgpu_device *dev, double time, gb_env *env) {
         {.benches = "stream", .dtypes = "f32", .size = stream_mib, .time_budget = time},
         {.benches = "transfer,launch", .dtypes = NULL, .size = 0, .time_budget = time},
     };
+    size_t first = env->health.count;
     for (int s = 0; s < 3; s++) {
         env->opt = &sets[s];
         fprintf(stderr, "gpubench check: %s:%u: %s\n", info.backend, info.backend_index,
                 sets[s].benches);
         gb_run_device(&sets[s], dev, env);
+    }
+    /* One health object per device: the last set's, read while the
+     * transfers moved data. */
+    if (env->health.count > first + 1) {
+        env->health.facts[first] = env->health.facts[env->health.count - 1];
+        env->health.count = first + 1;
     }
 }
 
@@ -215,6 +222,7 @@ static int run_live(const check_opts *o, int argc, char **argv, gc_facts **all, 
         rc = 2;
     }
     gb_results_free(&env.results);
+    gb_health_free(&env.health);
     if (rc == 0 && gc_facts_add_file(path, all, n, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench check: the run's own result file: %s\n", why);
         rc = 2;
