@@ -77,7 +77,6 @@ XGPU__DEFINE_ATOMIC_ADD_F32(xgpu__atomic_add_f32_local, __local)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define XGPU_HAS_FP64 1
 typedef double xgpu_f64;
-typedef double2 xgpu_f64x2;
 #else
 #define XGPU_HAS_FP64 0
 #endif
@@ -111,10 +110,6 @@ typedef half xgpu_f16;
         (dst)[0] = t_.s0;                                                                          \
         (dst)[1] = t_.s1;                                                                          \
     } while (0)
-
-/* Vector types with members .x .y .z .w, the same in every dialect (local
- * arrays of them give 128-bit local loads). */
-typedef float4 xgpu_f32x4;
 
 /* fp16 storage, usable without fp16 arithmetic (vload_half is core). */
 typedef half xgpu_half;
@@ -245,9 +240,6 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
         (dst)[0] = t_.x;                                                                           \
         (dst)[1] = t_.y;                                                                           \
     } while (0)
-
-typedef float4 xgpu_f32x4;
-typedef double2 xgpu_f64x2;
 
 /* fp16 storage without headers: PTX conversions on CUDA, clang's
  * _Float16 on HIP. */

@@ -30,7 +30,7 @@ if ! grep -q "PASSED" "$dir/out"; then
 fi
 # oclgrind's reports name the kernel and the work-item ("Kernel: ...",
 # "Entity: Global(...) Local(...)").
-if grep -q -e "Entity: " -e "data race" -e "Uninitialized" -e "Invalid read" -e "Invalid write" \
+if grep -q -i -e "Entity: " -e "data race" -e "Uninitialized" -e "Invalid read" -e "Invalid write" \
     "$dir/out"; then
     echo "FAILED: oclgrind reported errors"
     exit 1
