@@ -650,13 +650,18 @@ typedef struct xgpu_gemm_params {
     uint32_t tile_m, tile_n, tile_k;
     uint32_t work_m, work_n;
     uint32_t vector_width; /* 1; 2 or 4 (f32), 2 (f64): elements per load where aligned */
-    /* 0: a work-item's work_m rows (work_n columns) lie tile_m / work_m
+    /* The kernel family and how a work-item's results lie. The CPU family:
+     * 0: a work-item's work_m rows (work_n columns) lie tile_m / work_m
      * (tile_n / work_n) apart, so that neighbouring work-items read
-     * neighbouring addresses (GPUs); 1: they are adjacent, so that a CPU
+     * neighbouring addresses; 1: they are adjacent, so that a CPU
      * compiler turns each work-item's row of results into vectors. New in
-     * 0.5.0. */
+     * 0.5.0. XGPU_GEMM_GPU (2): the GPU family, the default on GPUs: warp
+     * tiles, A transposed and both operands double-buffered in local
+     * memory, work_m and work_n multiples of 4 (2 for f64); see
+     * docs/tuning.md. */
     uint32_t contiguous;
 } xgpu_gemm_params;
+#define XGPU_GEMM_GPU 2u
 
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
  * k x n. beta == 0 means C is not read (it may hold anything, NaN too);

@@ -52,8 +52,10 @@ static void gemm_params(void **state) {
     assert_int_equal(p.contiguous, 0);
     assert_true(xgpu__gemm_params_parse("64,64,16,8,16,1,1", &p, why, sizeof why));
     assert_int_equal(p.contiguous, 1);
+    assert_true(xgpu__gemm_params_parse("128,128,16,8,8,4,2", &p, why, sizeof why));
+    assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
     const char *bad[] = {"",
-                         "1,2,3,4,5,6,2",
+                         "1,2,3,4,5,6,3",
                          "1,2,3,4,5,6,1,1",
                          "1,2,3,4,5,6,01",
                          "-1,-1,-1,-1,-1",

@@ -13,12 +13,14 @@
 
 /* Defaults per device class, measured rather than guessed: on pocl (2
  * cores, AVX-512) 128x128x16 tiles with 32x8 per work-item ran 2.4x faster
- * than 64x64x16 with 4x4; GPUs want 256 work-items with 8x8 (fp32) or 4x4
- * (fp64) each. */
+ * than 64x64x16 with 4x4. GPUs get the GPU family with 256 work-items of
+ * 8x8 (fp32, fp16 storage) or 4x4 (fp64) each: 32 KiB of local memory for
+ * the two K steps, under the 48 KiB a kernel's fixed-size local arrays may
+ * take on CUDA. */
 static const xgpu_gemm_params cpu_params = {128, 128, 16, 32, 8, CPU_VW, 0};
 static const xgpu_gemm_params cpu_params_f64 = {64, 64, 16, 16, 8, 1, 0};
-static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, 0};
-static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, 0};
+static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, XGPU_GEMM_GPU};
+static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, XGPU_GEMM_GPU};
 /* For devices whose groups or local memory are too small for the above. */
 static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1, 0};
 
@@ -46,6 +48,39 @@ size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, 
     return n;
 }
 
+/* The GPU family's own rules (see kernels/gemm.xgpu): register blocks of
+ * whole local vectors (4 elements, 2 for f64), warp tiles of 4 x 8
+ * work-items or the whole group when it is smaller, and registers within
+ * what one thread and one group may hold (255 and 65536 32-bit registers
+ * on NVIDIA and AMD GPUs). The estimate counts the accumulators, the two
+ * fragment buffers, the next K step's elements and 40 for addresses and
+ * indices; ptxas's counts stay below it (tests/compile_matrix). */
+static xgpu_status check_gpu_family(const xgpu_gemm_params *p, size_t elem, uint64_t threads,
+                                    const char *who) {
+    uint32_t lv = elem == 8 ? 2 : 4;
+    uint32_t rm = p->tile_m / p->work_m, rn = p->tile_n / p->work_n;
+    if (p->work_m % lv || p->work_n % lv || (rm > 4 && rm % 4) || (rn > 8 && rn % 8)) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: params %u,%u,%u,%u,%u: the GPU family needs work_m and work_n "
+                          "multiples of %u and a group of (tile_m/work_m) x (tile_n/work_n) = "
+                          "%u x %u work-items whose sides are multiples of 4 and 8 or smaller",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, lv, rm, rn);
+    }
+    uint64_t words = elem / 4;
+    uint64_t regs = words * ((uint64_t)p->work_m * p->work_n + 2 * (p->work_m + p->work_n) +
+                             (uint64_t)p->tile_k * (p->tile_m + p->tile_n) / threads) +
+                    XGPU__GEMM_GPU_REG_OVERHEAD;
+    if (regs > XGPU__GEMM_GPU_REGS_PER_ITEM || regs * threads > XGPU__GEMM_GPU_REGS_PER_GROUP) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: params %u,%u,%u,%u,%u: the GPU family needs about %llu registers "
+                          "per work-item, %llu for the group; GPUs have %d and %d",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                          (unsigned long long)regs, (unsigned long long)(regs * threads),
+                          XGPU__GEMM_GPU_REGS_PER_ITEM, XGPU__GEMM_GPU_REGS_PER_GROUP);
+    }
+    return XGPU_SUCCESS;
+}
+
 /* `who` starts each message: the API function, and the variable when the
  * parameters came from it. */
 xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
@@ -65,9 +100,10 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
                           "item, none zero",
                           who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
     }
-    if (p->contiguous > 1) {
-        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: contiguous %u is not 0 or 1", who,
-                          p->contiguous);
+    if (p->contiguous > XGPU_GEMM_GPU) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: contiguous %u is not 0 or 1 (the CPU family) or 2 (the GPU family)",
+                          who, p->contiguous);
     }
     uint32_t vw = p->vector_width ? p->vector_width : 1;
     if (vw != 1 && vw != 2 && vw != 4) {
@@ -86,8 +122,17 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
                           (unsigned long long)threads, (unsigned)(p->tile_m * p->tile_k),
                           (unsigned)(p->tile_k * p->tile_n));
     }
-    /* The tiles are fixed-size local arrays: the static limit applies. */
-    uint64_t local = (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
+    bool gpu = p->contiguous == XGPU_GEMM_GPU;
+    if (gpu) {
+        xgpu_status st = check_gpu_family(p, elem, threads, who);
+        if (st != XGPU_SUCCESS) {
+            return st;
+        }
+    }
+    /* The tiles are fixed-size local arrays: the static limit applies. The
+     * CPU family pads each row by one; the GPU family holds two K steps. */
+    uint64_t local = gpu ? 2 * (uint64_t)p->tile_k * ((uint64_t)p->tile_m + p->tile_n) * elem
+                         : (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
     uint64_t local_max =
         info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
     if ((info->max_group_size && threads > info->max_group_size) ||

@@ -77,6 +77,13 @@ xgpu__tune_values xgpu__tune_from_gemm(const xgpu_gemm_params *p);
 
 /* ---- GEMM's parameters (gemm_params.c) ---- */
 
+/* What the GPU family's parameter check allows: 32-bit registers per
+ * work-item and per group, and the registers its estimate adds to the
+ * arrays' (addresses, indices, loop state). */
+#define XGPU__GEMM_GPU_REGS_PER_ITEM 255
+#define XGPU__GEMM_GPU_REGS_PER_GROUP 65536
+#define XGPU__GEMM_GPU_REG_OVERHEAD 40
+
 /* The GEMM parameter sets xgpu_gemm can choose for a device class. */
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max);
 /* Whether the kernel can run with `p` on the device (elem: bytes per

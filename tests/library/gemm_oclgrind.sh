@@ -1,0 +1,38 @@
+#!/bin/sh
+# gemm_oclgrind.sh TEST_PROGRAM: the GEMM's GPU family at a tiny size under
+# oclgrind (data races, uninitialized values), through oclgrind's ICD as
+# the only OpenCL platform. 77 (skipped) without oclgrind; fails when the
+# program fails or oclgrind reports anything.
+# OCLGRIND and OCLGRIND_ICD override where they are looked for.
+prog=$1
+oclgrind=${OCLGRIND:-$(command -v oclgrind)}
+icd=${OCLGRIND_ICD:-/usr/lib/oclgrind/liboclgrind-rt-icd.so}
+if [ -z "$oclgrind" ] || [ ! -x "$oclgrind" ] || [ ! -f "$icd" ]; then
+    echo "skipped: oclgrind or its ICD library ($icd) not found (Debian: oclgrind)"
+    exit 77
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/xgpu-oclgrind-XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+echo "$icd" >"$dir/oclgrind.icd"
+mkdir "$dir/cache"
+# A cache of its own: binaries built for another device must not be used.
+OCL_ICD_VENDORS=$dir XGPU_BACKENDS=opencl XGPU_CACHE_DIR=$dir/cache \
+    "$oclgrind" --data-races --uninitialized "$prog" tiny >"$dir/out" 2>&1
+rc=$?
+cat "$dir/out"
+if [ $rc -ne 0 ]; then
+    echo "FAILED: exit status $rc"
+    exit 1
+fi
+if ! grep -q "PASSED" "$dir/out"; then
+    echo "FAILED: the tests did not run"
+    exit 1
+fi
+# oclgrind's reports name the kernel and the work-item ("Kernel: ...",
+# "Entity: Global(...) Local(...)").
+if grep -q -i -e "Entity: " -e "data race" -e "Uninitialized" -e "Invalid read" -e "Invalid write" \
+    "$dir/out"; then
+    echo "FAILED: oclgrind reported errors"
+    exit 1
+fi
+echo "oclgrind: no errors"
