@@ -736,7 +736,10 @@ XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtyp
  * implementation on the same CPU, say) are never used: they are warm starts
  * for xgpu_tune, and the built-in default runs. The user's database
  * (XGPU_TUNE_DB, else tune.json in xgpu's cache folder) wins ties with the
- * entries built into the library. XGPU_TUNE=off
+ * entries built into the library. XGPU_TUNE=auto: the first call of a kind
+ * on a device without an exact entry first runs a quick tune
+ * (XGPU_TUNE_BUDGET_S seconds, 3 by default) and stores its winner in the
+ * user's database; a failed tune changes nothing. XGPU_TUNE=off
  * uses the built-in defaults only. Each context remembers its choices: after
  * the first call of a kind, a lookup is a lock and a short scan.
  * Kernels: "gemm", "sum", "minmax" (min and max), "argmax", "stream".
@@ -785,8 +788,9 @@ typedef struct xgpu_tune_choice {
 } xgpu_tune_choice;
 
 /* What a call of `kernel` on `dtype` over `size` (GEMM: m * n * k; the
- * others: bytes of input) would use on the context's device. GEMM takes
- * f16 here too (its entries come only from the database's files). */
+ * others: bytes of input) would use on the context's device now. GEMM
+ * takes f16 here too (its entries come only from the database's files).
+ * It never tunes: under XGPU_TUNE=auto, the first call does that. */
 XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                                       size_t size, xgpu_tune_choice *choice);
 

@@ -78,8 +78,16 @@ static void first_use_tunes_and_stores(void **state) {
         cleared = true;
     }
     setenv("XGPU_TUNE", "auto", 1);
-    check_sum(100003, 3); /* 400 KB: the small class */
+    /* A lookup says what a call would use now: it does not tune. */
     xgpu_tune_choice c;
+    struct stat st;
+    bool had = stat(db(), &st) == 0;
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 400012, &c));
+    assert_int_not_equal(c.origin, XGPU_TUNE_ORIGIN_AUTO);
+    if (!had) {
+        assert_int_not_equal(stat(db(), &st), 0);
+    }
+    check_sum(100003, 3); /* 400 KB: the small class */
     XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 400012, &c));
     if (c.origin != XGPU_TUNE_ORIGIN_AUTO) {
         fail_msg("after the first use: origin %d (%s), not an auto-tune", c.origin, c.source);

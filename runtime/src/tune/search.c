@@ -116,7 +116,7 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
         return st;
     }
     xgpu__tune_choice c;
-    st = xgpu__lib_choose(context, id, dtype, xgpu__tune_class_of(id, size), &c);
+    st = xgpu__lib_peek(context, id, dtype, xgpu__tune_class_of(id, size), &c);
     if (st != XGPU_SUCCESS) {
         return st;
     }

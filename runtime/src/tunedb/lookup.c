@@ -209,8 +209,8 @@ void xgpu__tune_memo_destroy(xgpu__tune_memo_set *set) {
     pthread_mutex_destroy(&set->lock);
 }
 
-void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
-                       xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+static void choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                   xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out, bool may_tune) {
     unsigned gen = atomic_load(&generation);
     pthread_mutex_lock(&memo->lock);
     for (size_t i = 0; i < memo->count; i++) {
@@ -230,9 +230,11 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_
         xgpu__tune_builtin(id, dtype, xgpu__context_info(ctx), &out->values);
     } else {
         from_db(ctx, id, dtype, cls, out);
-        if (mode == XGPU__TUNE_AUTO) {
+        if (mode == XGPU__TUNE_AUTO && may_tune) {
             maybe_auto(ctx, id, dtype, cls, out);
             gen = atomic_load(&generation); /* a stored tune bumped it */
+        } else if (mode == XGPU__TUNE_AUTO && out->level != XGPU__TL_EXACT) {
+            return; /* not remembered: the first call still tunes */
         }
     }
 
@@ -249,4 +251,14 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_
         memo->count += slot == memo->count;
     }
     pthread_mutex_unlock(&memo->lock);
+}
+
+void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                       xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+    choose(ctx, memo, id, dtype, cls, out, true);
+}
+
+void xgpu__tune_peek(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                     xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+    choose(ctx, memo, id, dtype, cls, out, false);
 }

@@ -281,6 +281,10 @@ void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_ke
  * after the first call; the databases are read for the first only). */
 void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
                        xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out);
+/* The choice without XGPU_TUNE=auto's tune (and, under auto, not
+ * remembered unless exact, so that the first call still tunes). */
+void xgpu__tune_peek(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                     xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out);
 /* Makes every context choose again (reading the databases afresh): the
  * tuner calls it after storing results. */
 void xgpu__tune_forget(void);
