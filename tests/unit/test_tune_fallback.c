@@ -3,7 +3,8 @@
  * one of another device of the same driver family is used; entries of
  * another driver family (another OpenCL implementation on the same CPU)
  * or of another vendor are warm starts only, and the built-in default
- * runs; a damaged record is passed over. */
+ * runs; a damaged record is passed over. And the built-in defaults per
+ * device class. */
 #define _GNU_SOURCE
 #include "core_int.h"
 #include "tunedb_int.h"
@@ -266,6 +267,34 @@ static void families(void **state) {
     assert_false(xgpu__tune_same_family(&a, &b));
 }
 
+/* Devices neither CPU nor GPU get the small, grid-stride shapes, valid
+ * for them; CPUs and GPUs keep their own. */
+static void defaults_per_device_class(void **state) {
+    (void)state;
+    xgpu_device_info info = cpu_info();
+    xgpu__tune_values cpu, gpu, other;
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &cpu);
+    info.type = XGPU_DEVICE_TYPE_GPU;
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &gpu);
+    info.type = XGPU_DEVICE_TYPE_ACCELERATOR;
+    info.max_group_size = 32;
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &other);
+    assert_int_equal(cpu.v[4], 1); /* chunked */
+    assert_int_equal(gpu.v[0], 256);
+    assert_int_equal(other.v[0], 32); /* 64, halved to the device's limit */
+    assert_int_equal(other.v[4], 0);  /* a grid stride */
+    assert_true(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &info, &other, NULL, 0));
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &info, &other);
+    assert_true(xgpu__tune_valid(XGPU__TK_STREAM, XGPU_F32, &info, &other, NULL, 0));
+    info.max_group_size = 1024;
+    xgpu__tune_values g;
+    xgpu__tune_builtin(XGPU__TK_GEMM, XGPU_F32, &info, &g);
+    xgpu_gemm_params p = xgpu__tune_to_gemm(&g);
+    assert_int_equal(p.tile_m, 32);
+    assert_int_equal(p.work_m, 4);
+    assert_true(xgpu__tune_valid(XGPU__TK_GEMM, XGPU_F32, &info, &g, NULL, 0));
+}
+
 static int make_dir(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/xgpu-tune-fallback-XXXXXX");
@@ -290,6 +319,7 @@ int main(void) {
         cmocka_unit_test(damaged_record_is_passed_over),
         cmocka_unit_test(user_database_and_shipped),
         cmocka_unit_test(families),
+        cmocka_unit_test(defaults_per_device_class),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
