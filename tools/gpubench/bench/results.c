@@ -98,9 +98,10 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
     const char *tuned = c.origin == XGPU_TUNE_ORIGIN_AUTO ? "auto-tuned" : "tuned";
     if (c.origin != XGPU_TUNE_ORIGIN_DATABASE && c.origin != XGPU_TUNE_ORIGIN_AUTO) {
         snprintf(what, sizeof what, "built-in params%s",
-                 c.origin == XGPU_TUNE_ORIGIN_OFF    ? " (XGPU_TUNE=off)"
-                 : c.fit == XGPU_TUNE_FIT_WARM_START ? " (other drivers' entries: tune to use them)"
-                                                     : "");
+                 c.origin == XGPU_TUNE_ORIGIN_OFF ? " (XGPU_TUNE=off)"
+                 : c.fit == XGPU_TUNE_FIT_WARM_START
+                     ? " (other drivers' entries: warm starts for a tune)"
+                     : "");
     } else if (c.stale) {
         snprintf(what, sizeof what, "%s params (this device, stale: re-tune)", tuned);
     } else {
