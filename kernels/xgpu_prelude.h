@@ -116,7 +116,10 @@ typedef half xgpu_half;
 #define xgpu_half_load(p, i) vload_half((i), (p))
 #define xgpu_half_store(p, i, v) vstore_half((v), (i), (p))
 
-#if defined(cl_khr_subgroups) || defined(__opencl_c_subgroups)
+/* The OpenCL backend defines XGPU__CL_SUBGROUPS where the device offers
+ * the subgroup built-ins to the OpenCL C it builds (cl_khr_subgroups or
+ * cl_intel_subgroups): the rule xgpu_device_info.subgroups follows. */
+#if defined(XGPU__CL_SUBGROUPS) && XGPU__CL_SUBGROUPS
 #define XGPU_HAS_SUBGROUPS 1
 #define xgpu_subgroup_size() ((xgpu_u32)get_sub_group_size())
 #define xgpu_subgroup_local_id() ((xgpu_u32)get_sub_group_local_id())

@@ -18,7 +18,6 @@
 #define XGPU_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 #define XGPU_CL_DEVICE_UUID_KHR 0x106A
 #define XGPU_CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
-#define XGPU_CL_DEVICE_MAX_NUM_SUB_GROUPS 0x105C
 
 static void get_string(cl_device_id dev, cl_device_info param, char *out, size_t size) {
     out[0] = '\0';
@@ -43,23 +42,10 @@ static size_t get_size(cl_device_id dev, cl_device_info param) {
     return clGetDeviceInfo(dev, param, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
 }
 
-/* Extension names are space-separated: match whole words only. */
-static bool has_extension(const char *exts, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = strstr(exts, name); p; p = strstr(p + 1, name)) {
-        bool start = p == exts || p[-1] == ' ';
-        bool end = p[n] == '\0' || p[n] == ' ';
-        if (start && end) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void fill_pci(cl_device_id dev, const char *exts, xgpu_device_info *info) {
     unsigned domain = 0, bus = 0, device = 0, function = 0;
     bool found = false;
-    if (has_extension(exts, "cl_khr_pci_bus_info")) {
+    if (ocl__has_extension(exts, "cl_khr_pci_bus_info")) {
         cl_uint v[4];
         if (clGetDeviceInfo(dev, XGPU_CL_DEVICE_PCI_BUS_INFO_KHR, sizeof v, v, NULL) ==
             CL_SUCCESS) {
@@ -67,7 +53,7 @@ static void fill_pci(cl_device_id dev, const char *exts, xgpu_device_info *info)
             found = true;
         }
     }
-    if (!found && has_extension(exts, "cl_nv_device_attribute_query")) {
+    if (!found && ocl__has_extension(exts, "cl_nv_device_attribute_query")) {
         cl_uint b = 0, slot = 0, dom = 0;
         if (clGetDeviceInfo(dev, XGPU_CL_DEVICE_PCI_BUS_ID_NV, sizeof b, &b, NULL) == CL_SUCCESS &&
             clGetDeviceInfo(dev, XGPU_CL_DEVICE_PCI_SLOT_ID_NV, sizeof slot, &slot, NULL) ==
@@ -78,7 +64,7 @@ static void fill_pci(cl_device_id dev, const char *exts, xgpu_device_info *info)
             found = true;
         }
     }
-    if (!found && has_extension(exts, "cl_amd_device_attribute_query")) {
+    if (!found && ocl__has_extension(exts, "cl_amd_device_attribute_query")) {
         /* cl_device_topology_amd: a type word, then PCIe bus/device/function
          * as signed chars at bytes 21..23. */
         unsigned char raw[24];
@@ -102,7 +88,7 @@ static void fill_pci(cl_device_id dev, const char *exts, xgpu_device_info *info)
 /* An architecture name: sm_XY on NVIDIA, gfxNNN on AMD (its device name),
  * the LLVM CPU name pocl reports in its device version ("HSTR: ...-skylake"). */
 static void fill_arch(cl_device_id dev, const char *exts, xgpu_device_info *info) {
-    if (has_extension(exts, "cl_nv_device_attribute_query")) {
+    if (ocl__has_extension(exts, "cl_nv_device_attribute_query")) {
         cl_uint major = get_uint(dev, XGPU_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
         cl_uint minor = get_uint(dev, XGPU_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
         if (major) {
@@ -174,18 +160,19 @@ xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_dev
                                         "device info: malloc failed");
         }
     }
-    info->fp64 = has_extension(exts, "cl_khr_fp64");
-    info->fp16 = has_extension(exts, "cl_khr_fp16");
-    info->subgroups = has_extension(exts, "cl_khr_subgroups") ||
-                      get_uint(dev, XGPU_CL_DEVICE_MAX_NUM_SUB_GROUPS) > 0;
-    if (has_extension(exts, "cl_nv_device_attribute_query")) {
+    info->fp64 = ocl__has_extension(exts, "cl_khr_fp64");
+    info->fp16 = ocl__has_extension(exts, "cl_khr_fp16");
+    /* The rule the build applies too (cl_extensions.c): what device info
+     * reports is what a kernel gets as XGPU_HAS_SUBGROUPS. */
+    info->subgroups = ocl__subgroups_usable(exts);
+    if (ocl__has_extension(exts, "cl_nv_device_attribute_query")) {
         info->preferred_group_multiple = get_uint(dev, XGPU_CL_DEVICE_WARP_SIZE_NV);
-    } else if (has_extension(exts, "cl_amd_device_attribute_query")) {
+    } else if (ocl__has_extension(exts, "cl_amd_device_attribute_query")) {
         info->preferred_group_multiple = get_uint(dev, XGPU_CL_DEVICE_WAVEFRONT_WIDTH_AMD);
     }
     info->subgroup_size = info->subgroups ? info->preferred_group_multiple : 0;
     fill_pci(dev, exts, info);
-    if (has_extension(exts, "cl_khr_device_uuid") &&
+    if (ocl__has_extension(exts, "cl_khr_device_uuid") &&
         clGetDeviceInfo(dev, XGPU_CL_DEVICE_UUID_KHR, sizeof info->uuid, info->uuid, NULL) ==
             CL_SUCCESS) {
         info->has_uuid = true;
@@ -193,4 +180,17 @@ xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_dev
     fill_arch(dev, exts, info);
     free(exts);
     return XGPU_SUCCESS;
+}
+
+bool ocl__device_subgroups(cl_device_id dev) {
+    size_t size = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS) {
+        return false;
+    }
+    char *exts = calloc(size + 1, 1);
+    bool usable = exts &&
+                  clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, exts, NULL) == CL_SUCCESS &&
+                  ocl__subgroups_usable(exts);
+    free(exts);
+    return usable;
 }

@@ -2,6 +2,7 @@
 #ifndef XGPU_CL_INTERNAL_H
 #define XGPU_CL_INTERNAL_H
 
+#include "cl_extensions.h"
 #include "xgpu_backend.h"
 
 #include <CL/cl.h>
@@ -40,6 +41,8 @@ const char *ocl__error_name(cl_int err);
 xgpu_status ocl__fail(cl_int err, const char *call, const char *detail);
 
 xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info);
+/* Whether kernels built for the device get subgroups (cl_extensions.c). */
+bool ocl__device_subgroups(cl_device_id dev);
 
 /* cl_memory.c */
 xgpu_status ocl__context_create(void *state, uint32_t index, void **context);

@@ -734,11 +734,17 @@ XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtyp
  * xgpu_gemm (without desc->params or XGPU_GEMM_PARAMS), xgpu_reduce and
  * xgpu_stream take their parameters from the tuning database when an entry
  * fits, closest first: the same device, driver, compiler, kernel source and
- * xgpu version; the same backend and arch (an entry of this device measured
- * under another driver, compiler or xgpu counts here, as stale); the same
- * backend, vendor and device type; the same device type. Else the built-in
- * default. The user's database (XGPU_TUNE_DB, else tune.json in xgpu's cache
- * folder) wins ties with the entries built into the library. XGPU_TUNE=off
+ * xgpu version; the same driver family (backend, and for OpenCL the
+ * platform) and arch (an entry of this device measured under another driver
+ * version, compiler or xgpu counts here, as stale); the same driver family,
+ * vendor and device type. Entries of another driver family (another OpenCL
+ * implementation on the same CPU, say) are never used: they are warm starts
+ * for xgpu_tune, and the built-in default runs. The user's database
+ * (XGPU_TUNE_DB, else tune.json in xgpu's cache folder) wins ties with the
+ * entries built into the library. XGPU_TUNE=auto: the first call of a kind
+ * on a device without an exact entry first runs a quick tune
+ * (XGPU_TUNE_BUDGET_S seconds, 3 by default) and stores its winner in the
+ * user's database; a failed tune changes nothing. XGPU_TUNE=off
  * uses the built-in defaults only. Each context remembers its choices: after
  * the first call of a kind, a lookup is a lock and a short scan.
  * Kernels: "gemm", "sum", "minmax" (min and max), "argmax", "stream".
@@ -748,20 +754,25 @@ XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtyp
 
 /* Where a choice came from (xgpu_tune_choice.origin). */
 typedef enum xgpu_tune_origin {
-    XGPU_TUNE_ORIGIN_BUILTIN = 0, /* the built-in default: no entry fits */
-    XGPU_TUNE_ORIGIN_OFF = 1,     /* the built-in default because XGPU_TUNE=off */
-    XGPU_TUNE_ORIGIN_DATABASE = 2 /* an entry of a tuning database */
+    XGPU_TUNE_ORIGIN_BUILTIN = 0,  /* the built-in default: no entry fits */
+    XGPU_TUNE_ORIGIN_OFF = 1,      /* the built-in default because XGPU_TUNE=off */
+    XGPU_TUNE_ORIGIN_DATABASE = 2, /* an entry of a tuning database */
+    XGPU_TUNE_ORIGIN_AUTO = 3      /* an entry XGPU_TUNE=auto measured at first use
+                                      (the user's database); new after 0.6.0 */
 } xgpu_tune_origin;
 
 /* How closely a database entry fits the device (xgpu_tune_choice.fit), in
  * the lookup's order; XGPU_TUNE_FIT_NONE for a default. */
 typedef enum xgpu_tune_fit {
     XGPU_TUNE_FIT_NONE = 0,
-    XGPU_TUNE_FIT_DEVICE = 1, /* this device (stale: measured under another
-                                 driver, compiler or xgpu) */
-    XGPU_TUNE_FIT_ARCH = 2,   /* another device of the same backend and arch */
-    XGPU_TUNE_FIT_VENDOR = 3, /* the same backend, vendor and device type */
-    XGPU_TUNE_FIT_TYPE = 4    /* the same device type */
+    XGPU_TUNE_FIT_DEVICE = 1,    /* this device (stale: measured under another
+                                    driver, compiler or xgpu) */
+    XGPU_TUNE_FIT_ARCH = 2,      /* another device of the same backend and arch */
+    XGPU_TUNE_FIT_VENDOR = 3,    /* the same driver family, vendor and device type */
+    XGPU_TUNE_FIT_TYPE = 4,      /* no longer chosen (0.6.0: any entry of the device type) */
+    XGPU_TUNE_FIT_WARM_START = 5 /* with XGPU_TUNE_ORIGIN_BUILTIN: entries of other
+                                    driver families fit the device type, but only
+                                    as warm starts for xgpu_tune; new after 0.6.0 */
 } xgpu_tune_fit;
 
 /* origin, fit and shipped say as fields what `source` says in words; a
@@ -782,8 +793,9 @@ typedef struct xgpu_tune_choice {
 } xgpu_tune_choice;
 
 /* What a call of `kernel` on `dtype` over `size` (GEMM: m * n * k; the
- * others: bytes of input) would use on the context's device. GEMM takes
- * f16 here too (its entries come only from the database's files). */
+ * others: bytes of input) would use on the context's device now. GEMM
+ * takes f16 here too (its entries come only from the database's files).
+ * It never tunes: under XGPU_TUNE=auto, the first call does that. */
 XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                                       size_t size, xgpu_tune_choice *choice);
 

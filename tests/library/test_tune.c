@@ -61,12 +61,13 @@ static void tune_is_stored_found_and_used(void **state) {
     xgpu_tune_choice c;
     XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
     /* No user database yet: the built-in default, or a shipped entry. */
-    if (strcmp(c.source, "built-in default") != 0 && !strstr(c.source, "built-in database")) {
+    if (strncmp(c.source, "built-in default", 16) != 0 && !strstr(c.source, "built-in database")) {
         fail_msg("before any tune: %s", c.source);
     }
     /* The same, as fields. */
     if (c.origin == XGPU_TUNE_ORIGIN_BUILTIN) {
-        assert_int_equal(c.fit, XGPU_TUNE_FIT_NONE);
+        /* No entry, or only other driver families' (warm starts). */
+        assert_true(c.fit == XGPU_TUNE_FIT_NONE || c.fit == XGPU_TUNE_FIT_WARM_START);
         assert_false(c.shipped);
     } else {
         assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_DATABASE);

@@ -40,7 +40,7 @@ static xgpu__tune_key key_of(const char *device, const char *arch, const char *v
     snprintf(k.arch, sizeof k.arch, "%s", arch);
     k.compute_units = 2;
     snprintf(k.driver, sizeof k.driver, "%s", driver);
-    snprintf(k.compiler, sizeof k.compiler, "cc 1");
+    snprintf(k.compiler, sizeof k.compiler, "Test Platform; cc 1");
     snprintf(k.source, sizeof k.source, "0123456789abcdef");
     snprintf(k.xgpu, sizeof k.xgpu, "0.5.0");
     return k;
@@ -311,23 +311,24 @@ static void fallback_order(void **state) {
     xgpu__tune_db db = {0};
     xgpu__tune_record recs[] = {
         record(key_of("other-gpu", "sm_90", "NVIDIA", "gpu", "580"), p, 1000),      /* none */
-        record(key_of("intel-cpu", "skylake", "GenuineIntel", "cpu", "3.1"), p, 5), /* class */
+        record(key_of("intel-cpu", "skylake", "GenuineIntel", "cpu", "3.1"), p, 5), /* warm */
         record(key_of("pocl-zen2", "znver2", "AuthenticAMD", "cpu", "3.1"), p, 6),  /* vendor */
         record(key_of("pocl-zen-b", "znver3", "AuthenticAMD", "cpu", "3.1"), p, 7), /* arch */
         record(me, p, 8),                                                           /* exact */
     };
-    xgpu__tune_level want[] = {XGPU__TL_NONE, XGPU__TL_CLASS, XGPU__TL_VENDOR, XGPU__TL_ARCH,
+    xgpu__tune_level want[] = {XGPU__TL_NONE, XGPU__TL_WARM, XGPU__TL_VENDOR, XGPU__TL_ARCH,
                                XGPU__TL_EXACT};
     for (size_t i = 0; i < 5; i++) {
         assert_int_equal(xgpu__tune_fit(&recs[i], &me), want[i]);
     }
-    /* Added from the farthest to the closest, each closer one wins. */
+    /* Added from the farthest to the closest, each closer one wins; a
+     * warm start never does. */
     for (size_t i = 0; i < 5; i++) {
         assert_true(xgpu__tune_db_put(&db, &recs[i]));
         xgpu__tune_level level = XGPU__TL_NONE;
         long at = xgpu__tune_db_match(&db, &me, "sum", "f32", "large", &level, NULL, NULL);
-        assert_int_equal(at, i == 0 ? -1 : (long)i);
-        assert_int_equal(level, want[i]);
+        assert_int_equal(at, i <= 1 ? -1 : (long)i);
+        assert_int_equal(level, i <= 1 ? XGPU__TL_NONE : want[i]);
     }
     /* A refused entry gives way to the next closest. */
     xgpu__tune_level lv = XGPU__TL_NONE;
@@ -341,17 +342,18 @@ static void fallback_order(void **state) {
     assert_int_equal(xgpu__tune_db_match(&db, &me, "argmax", "f32", "large", &level, NULL, NULL),
                      -1);
     assert_int_equal(xgpu__tune_db_match(&db, &me, "sum", "f32", "small", &level, NULL, NULL), -1);
-    /* An unknown device type matches nothing; a device of a known type
-     * with nothing else in common gets the type's entry. */
+    /* An unknown device type matches nothing; nor does a device of a
+     * known type with nothing else in common (its entries are warm starts). */
     xgpu__tune_key accel = key_of("fpga", "x", "y", "accel", "1");
     level = XGPU__TL_NONE;
     assert_int_equal(xgpu__tune_db_match(&db, &accel, "sum", "f32", "large", &level, NULL, NULL),
                      -1);
     xgpu__tune_key stranger = key_of("risc-v", "rv64", "someone", "cpu", "1");
     level = XGPU__TL_NONE;
-    long at = xgpu__tune_db_match(&db, &stranger, "sum", "f32", "large", &level, NULL, NULL);
-    assert_int_equal(level, XGPU__TL_CLASS);
-    assert_true(at >= 1 && at <= 4);
+    assert_int_equal(xgpu__tune_db_match(&db, &stranger, "sum", "f32", "large", &level, NULL, NULL),
+                     -1);
+    assert_int_equal(level, XGPU__TL_NONE);
+    assert_true(xgpu__tune_db_has_warm(&db, &stranger, "sum", "f32", "large"));
     /* Putting the same device again replaces its record. */
     xgpu__tune_record again = record(me, p, 9);
     assert_true(xgpu__tune_db_put(&db, &again));
@@ -381,7 +383,7 @@ static void version_change(void **state) {
         if (i == 0) {
             snprintf(old.driver, sizeof old.driver, "3.0");
         } else if (i == 1) {
-            snprintf(old.compiler, sizeof old.compiler, "cc 0");
+            snprintf(old.compiler, sizeof old.compiler, "Test Platform; cc 0");
         } else {
             snprintf(old.xgpu, sizeof old.xgpu, "0.4.0");
         }

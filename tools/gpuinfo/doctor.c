@@ -279,6 +279,7 @@ static void check_environment(FILE *out) {
                                        "XGPU_CACHE",
                                        "XGPU_CACHE_DIR",
                                        "XGPU_TUNE",
+                                       "XGPU_TUNE_BUDGET_S",
                                        "XGPU_TUNE_DB"};
     fprintf(out, "environment\n");
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {

@@ -72,6 +72,16 @@ xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dt
     return XGPU_SUCCESS;
 }
 
+xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                           xgpu__tune_class cls, xgpu__tune_choice *out) {
+    lib_state *s = state_of(ctx);
+    if (!s) {
+        return XGPU_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    xgpu__tune_peek(ctx, &s->memo, id, dtype, cls, out);
+    return XGPU_SUCCESS;
+}
+
 /* Finds or creates the entry; called with the state's lock held. */
 static xgpu_status entry_for(xgpu_context *ctx, lib_state *s, const char *source,
                              const char *options, xgpu__lib_entry **out) {

@@ -15,6 +15,10 @@
  * over the context's remembered choices): what xgpu_tune_lookup reports. */
 xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                              xgpu__tune_class cls, xgpu__tune_choice *out);
+/* The same without the XGPU_TUNE=auto tune a first call runs: what a
+ * call would use now (xgpu_tune_lookup). */
+xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                           xgpu__tune_class cls, xgpu__tune_choice *out);
 
 /* xgpu_reduce and xgpu_stream with the given tuning values instead of the
  * database's (NULL: as the public calls); messages begin with `func`, the

@@ -1,5 +1,5 @@
 /* runtime/src/tune (the search behind xgpu_tune), private: a problem a
- * tune measures candidates on (problem.c). */
+ * tune measures candidates on (problem.c), one class's search (search.c). */
 #ifndef XGPU_TUNE_PROBLEM_H
 #define XGPU_TUNE_PROBLEM_H
 
@@ -41,5 +41,17 @@ xgpu_status xgpu__tune_problem_run(xgpu__tune_problem *p, const xgpu__tune_value
  * not. A failing status is a failed build or launch. */
 xgpu_status xgpu__tune_problem_check(xgpu__tune_problem *p, const xgpu__tune_values *v, bool *ok,
                                      char *why, size_t why_size);
+
+/* ---- search.c ---- */
+/* Whether the kernel takes the dtype on the device (lookup: f16 GEMM
+ * too); the error names `func`. */
+xgpu_status xgpu__tune_check_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                                   const xgpu_device_info *info, bool lookup);
+/* One class's search, stored in `db_path` after every candidate; the
+ * record says whether XGPU_TUNE=auto made it. */
+xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                                    xgpu__tune_class cls, const char *db_path,
+                                    const xgpu_tune_options *opt, bool auto_tuned,
+                                    xgpu_tune_summary *sum);
 
 #endif

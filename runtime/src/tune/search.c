@@ -44,8 +44,8 @@ xgpu_status xgpu_tune_db_path(char *path, size_t size) {
 }
 
 /* Whether the kernel takes the dtype on this device. */
-static xgpu_status check_kernel_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                                      const xgpu_device_info *info, bool lookup) {
+xgpu_status xgpu__tune_check_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                                   const xgpu_device_info *info, bool lookup) {
     bool ok;
     switch (id) {
     case XGPU__TK_GEMM:
@@ -93,12 +93,11 @@ static int32_t public_fit(const xgpu__tune_choice *c) {
         return c->stale ? XGPU_TUNE_FIT_DEVICE : XGPU_TUNE_FIT_ARCH;
     case XGPU__TL_VENDOR:
         return XGPU_TUNE_FIT_VENDOR;
-    case XGPU__TL_CLASS:
-        return XGPU_TUNE_FIT_TYPE;
+    case XGPU__TL_WARM: /* never a lookup's winner */
     case XGPU__TL_NONE:
         break;
     }
-    return XGPU_TUNE_FIT_NONE;
+    return c->warm_only ? XGPU_TUNE_FIT_WARM_START : XGPU_TUNE_FIT_NONE;
 }
 
 xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
@@ -111,28 +110,33 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
     xgpu__tune_kernel_id id = XGPU__TK_GEMM;
     xgpu_status st = kernel_id(__func__, kernel, &id);
     if (st == XGPU_SUCCESS) {
-        st = check_kernel_dtype(__func__, id, dtype, xgpu__context_info(context), true);
+        st = xgpu__tune_check_dtype(__func__, id, dtype, xgpu__context_info(context), true);
     }
     if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu__tune_choice c;
-    st = xgpu__lib_choose(context, id, dtype, xgpu__tune_class_of(id, size), &c);
+    st = xgpu__lib_peek(context, id, dtype, xgpu__tune_class_of(id, size), &c);
     if (st != XGPU_SUCCESS) {
         return st;
     }
     xgpu__tune_format(id, &c.values, choice->params, sizeof choice->params);
     if (c.level == XGPU__TL_NONE) {
-        snprintf(choice->source, sizeof choice->source, "%s", c.source);
+        snprintf(choice->source, sizeof choice->source, "%s%s", c.source,
+                 c.warm_only ? " (other drivers' entries: warm starts)" : "");
+    } else if (c.stale) {
+        snprintf(choice->source, sizeof choice->source,
+                 "tuned (this device, stale: another driver, compiler or xgpu, %s database)",
+                 c.shipped ? "built-in" : "user");
     } else {
-        snprintf(choice->source, sizeof choice->source, "tuned (%s%s, %s database)",
-                 c.stale ? "this device, stale: " : "",
-                 c.stale ? "another driver, compiler or xgpu" : xgpu__tune_level_name(c.level),
+        snprintf(choice->source, sizeof choice->source, "%s (%.24s, %s database)",
+                 c.auto_tuned ? "auto-tuned" : "tuned", xgpu__tune_level_name(c.level),
                  c.shipped ? "built-in" : "user");
     }
-    choice->origin = c.level != XGPU__TL_NONE ? XGPU_TUNE_ORIGIN_DATABASE
-                     : c.off                  ? XGPU_TUNE_ORIGIN_OFF
-                                              : XGPU_TUNE_ORIGIN_BUILTIN;
+    choice->origin = c.level != XGPU__TL_NONE
+                         ? (c.auto_tuned ? XGPU_TUNE_ORIGIN_AUTO : XGPU_TUNE_ORIGIN_DATABASE)
+                     : c.off ? XGPU_TUNE_ORIGIN_OFF
+                             : XGPU_TUNE_ORIGIN_BUILTIN;
     choice->fit = public_fit(&c);
     choice->shipped = c.level != XGPU__TL_NONE && c.shipped;
     choice->rate = c.rate;
@@ -334,7 +338,7 @@ static void prepare(search *s, xgpu__tune_key *key, xgpu__tune_db *db) {
             continue;
         }
         xgpu__tune_level level = xgpu__tune_fit(r, key);
-        bool mine = !strcmp(r->key.device, key->device) && !strcmp(r->key.backend, key->backend);
+        bool mine = xgpu__tune_same_device(&r->key, key);
         if (level == XGPU__TL_EXACT) {
             if (!s->opt->restart && !rec->tried && r->ntried) { /* the first such record */
                 rec->tried = malloc(r->ntried * sizeof *rec->tried);
@@ -364,9 +368,10 @@ static void prepare(search *s, xgpu__tune_key *key, xgpu__tune_db *db) {
     }
 }
 
-static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                              xgpu__tune_class cls, const char *db_path,
-                              const xgpu_tune_options *opt, xgpu_tune_summary *sum) {
+xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                                    xgpu__tune_class cls, const char *db_path,
+                                    const xgpu_tune_options *opt, bool auto_tuned,
+                                    xgpu_tune_summary *sum) {
     xgpu__tune_problem prob;
     bool fits = false;
     xgpu_status st = xgpu__tune_problem_make(&prob, queue, id, dtype, cls, opt->max_size, &fits);
@@ -380,6 +385,7 @@ static xgpu_status tune_class(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_d
     snprintf(s.rec.cls, sizeof s.rec.cls, "%s", xgpu__tune_class_name(cls));
     snprintf(s.rec.unit, sizeof s.rec.unit, "%s", k->unit);
     s.rec.size = id == XGPU__TK_GEMM ? prob.n : prob.bytes;
+    s.rec.auto_tuned = auto_tuned;
     xgpu__tune_key key;
     xgpu__tune_key_of(prob.ctx, id, &key);
     xgpu__tune_db db;
@@ -437,8 +443,8 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
     xgpu__tune_kernel_id id = XGPU__TK_GEMM;
     xgpu_status st = kernel_id(__func__, kernel, &id);
     if (st == XGPU_SUCCESS) {
-        st = check_kernel_dtype(__func__, id, dtype, xgpu__context_info(xgpu__queue_context(queue)),
-                                false);
+        st = xgpu__tune_check_dtype(__func__, id, dtype,
+                                    xgpu__context_info(xgpu__queue_context(queue)), false);
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -463,7 +469,8 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
     xgpu_tune_summary *sum = summary ? summary : &local;
     *sum = (xgpu_tune_summary){0};
     for (int cls = 0; cls < XGPU__TC_COUNT && st == XGPU_SUCCESS; cls++) {
-        st = tune_class(queue, id, dtype, (xgpu__tune_class)cls, path, &opt, sum);
+        st = xgpu__tune_class_search(queue, id, dtype, (xgpu__tune_class)cls, path, &opt, false,
+                                     sum);
     }
     xgpu__tune_forget(); /* later calls see the results */
     return st;

@@ -17,22 +17,6 @@
 #define DB_MAX_BYTES (4u << 20) /* a larger file is refused, not read */
 #define ASIDE_MAX 100           /* tune.json.damaged, .damaged.1, ... */
 
-const char *xgpu__tune_level_name(xgpu__tune_level level) {
-    switch (level) {
-    case XGPU__TL_EXACT:
-        return "this device";
-    case XGPU__TL_ARCH:
-        return "same arch";
-    case XGPU__TL_VENDOR:
-        return "same vendor";
-    case XGPU__TL_CLASS:
-        return "same device type";
-    case XGPU__TL_NONE:
-        break;
-    }
-    return "none";
-}
-
 bool xgpu__tune_db_path(char *out, size_t size, char *why, size_t why_size) {
     const char *env = secure_getenv("XGPU_TUNE_DB");
     char dir[XGPU__KCACHE_PATH_MAX];
@@ -158,7 +142,9 @@ static bool read_record(const xgpu__json *r, xgpu__tune_record *rec, bool with_t
     if (ok) {
         k->compute_units = (uint32_t)cus;
         rec->complete = complete->boolean;
-        take(r, "tuned", rec->tuned, sizeof rec->tuned); /* optional */
+        take(r, "tuned", rec->tuned, sizeof rec->tuned);     /* optional */
+        const char *origin = xgpu__json_string(r, "origin"); /* optional */
+        rec->auto_tuned = origin && !strcmp(origin, "auto");
         ok = xgpu__tune_kernel_find(rec->kernel) >= 0 && xgpu__tune_class_find(rec->cls) >= 0;
     }
     if (ok && rec->best[0]) { /* the winner must parse as the kernel's parameters */
@@ -302,66 +288,6 @@ xgpu__tune_db_state xgpu__tune_db_load(const char *path, bool with_tried, xgpu__
     return ok ? XGPU__DB_OK : XGPU__DB_DAMAGED;
 }
 
-static bool same_exact(const xgpu__tune_key *a, const xgpu__tune_key *b) {
-    return !strcmp(a->backend, b->backend) && !strcmp(a->vendor, b->vendor) &&
-           !strcmp(a->type, b->type) && !strcmp(a->device, b->device) &&
-           !strcmp(a->arch, b->arch) && a->compute_units == b->compute_units &&
-           !strcmp(a->driver, b->driver) && !strcmp(a->compiler, b->compiler) &&
-           !strcmp(a->source, b->source) && !strcmp(a->xgpu, b->xgpu);
-}
-
-xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key) {
-    const xgpu__tune_key *r = &rec->key;
-    /* Parameters mean what the kernel source makes of them: another
-     * source, and the entry says nothing. */
-    if (strcmp(r->source, key->source) != 0) {
-        return XGPU__TL_NONE;
-    }
-    if (same_exact(r, key)) {
-        return XGPU__TL_EXACT;
-    }
-    if (!strcmp(r->backend, key->backend) && !strcmp(r->arch, key->arch) && key->arch[0]) {
-        return XGPU__TL_ARCH;
-    }
-    if (!strcmp(r->backend, key->backend) && !strcmp(r->vendor, key->vendor) &&
-        !strcmp(r->type, key->type)) {
-        return XGPU__TL_VENDOR;
-    }
-    return !strcmp(r->type, key->type) ? XGPU__TL_CLASS : XGPU__TL_NONE;
-}
-
-long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
-                         const char *dtype, const char *cls, xgpu__tune_level *level,
-                         bool (*accept)(const xgpu__tune_record *rec, void *user), void *user) {
-    long best = -1;
-    xgpu__tune_level best_level = *level;
-    bool best_mine = false;
-    for (size_t i = 0; i < db->n; i++) {
-        const xgpu__tune_record *r = &db->recs[i];
-        if (strcmp(r->kernel, kernel) || strcmp(r->dtype, dtype) || strcmp(r->cls, cls) ||
-            !r->best[0]) {
-            continue;
-        }
-        xgpu__tune_level l = xgpu__tune_fit(r, key);
-        bool mine = !strcmp(r->key.device, key->device) && !strcmp(r->key.backend, key->backend);
-        /* Closer wins; within a level this device's own entry, then the
-         * faster device's choice. */
-        bool better =
-            l < best_level || (l == best_level && l != XGPU__TL_NONE &&
-                               (best < 0 || mine > best_mine ||
-                                (mine == best_mine && r->best_rate > db->recs[best].best_rate)));
-        if (better && (!accept || accept(r, user))) {
-            best = (long)i;
-            best_level = l;
-            best_mine = mine;
-        }
-    }
-    if (best >= 0) {
-        *level = best_level;
-    }
-    return best;
-}
-
 static bool copy_record(xgpu__tune_record *dst, const xgpu__tune_record *src) {
     *dst = *src;
     dst->tried = NULL;
@@ -408,7 +334,7 @@ bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec) {
     for (size_t i = 0; i < db->n; i++) {
         xgpu__tune_record *r = &db->recs[i];
         if (!strcmp(r->kernel, rec->kernel) && !strcmp(r->dtype, rec->dtype) &&
-            !strcmp(r->cls, rec->cls) && same_exact(&r->key, &rec->key)) {
+            !strcmp(r->cls, rec->cls) && xgpu__tune_same_key(&r->key, &rec->key)) {
             if (!merge_into(&copy, r)) {
                 xgpu__tune_record_free(&copy);
                 return false;
@@ -451,6 +377,9 @@ static void write_record(FILE *f, const xgpu__tune_record *r, bool last) {
     write_field(f, "source", k->source, true);
     write_field(f, "xgpu", k->xgpu, true);
     write_field(f, "tuned", r->tuned, true);
+    if (r->auto_tuned) { /* only then: files stay as older versions wrote them */
+        write_field(f, "origin", "auto", true);
+    }
     fprintf(f, "\"complete\": %s,\n     ", r->complete ? "true" : "false");
     write_field(f, "best", r->best, true);
     fputs("\"rate\": ", f);

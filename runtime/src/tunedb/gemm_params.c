@@ -199,9 +199,13 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
 }
 
 void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params) {
-    bool cpu = info->type == XGPU_DEVICE_TYPE_CPU;
+    bool cpu = info->type == XGPU_DEVICE_TYPE_CPU, gpu = info->type == XGPU_DEVICE_TYPE_GPU;
     bool f64 = dtype == XGPU_F64;
-    *params = cpu ? (f64 ? cpu_params_f64 : cpu_params) : (f64 ? gpu_params_f64 : gpu_params);
+    /* Neither (an accelerator, an emulator): the small set every device
+     * runs. */
+    *params = cpu   ? (f64 ? cpu_params_f64 : cpu_params)
+              : gpu ? (f64 ? gpu_params_f64 : gpu_params)
+                    : small_params;
     if (xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), "xgpu_gemm") !=
         XGPU_SUCCESS) {
         xgpu__clear_error();

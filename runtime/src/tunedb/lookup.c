@@ -87,13 +87,21 @@ void xgpu__tune_forget(void) {
     atomic_fetch_add(&generation, 1);
 }
 
-static bool tuning_off(void) {
+xgpu__tune_mode xgpu__tune_mode_get(void) {
     const char *v = getenv("XGPU_TUNE");
-    return v && (!strcmp(v, "off") || !strcmp(v, "0"));
+    if (v && (!strcmp(v, "off") || !strcmp(v, "0"))) {
+        return XGPU__TUNE_OFF;
+    }
+    return v && !strcmp(v, "auto") ? XGPU__TUNE_AUTO : XGPU__TUNE_ON;
 }
 
-/* The closest verified entry of the two databases that suits the
- * device, or false. */
+/* Set once, by a constructor of the tuner, before any context exists. */
+static xgpu__tune_auto_fn auto_fn;
+
+void xgpu__tune_set_auto(xgpu__tune_auto_fn fn) {
+    auto_fn = fn;
+}
+
 /* What the lookup's accept callback needs, and where it leaves the
  * accepted record's values. */
 typedef struct suits {
@@ -117,22 +125,22 @@ static bool suits_device(const xgpu__tune_record *r, void *user) {
     return true;
 }
 
-static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                        xgpu__tune_class cls, const xgpu__tune_db *user_db,
-                        const xgpu__tune_db *shipped_db, xgpu__tune_choice *out) {
-    xgpu__tune_key key;
-    xgpu__tune_key_of(ctx, id, &key);
+void xgpu__tune_pick(const xgpu__tune_key *key, const xgpu_device_info *info,
+                     xgpu__tune_kernel_id id, xgpu_dtype dtype, xgpu__tune_class cls,
+                     const xgpu__tune_db *user_db, const xgpu__tune_db *shipped_db,
+                     xgpu__tune_choice *out) {
     const char *kname = xgpu__tune_kernel_get(id)->name, *dname = xgpu_dtype_name(dtype);
     const char *cname = xgpu__tune_class_name(cls);
     const xgpu__tune_db *dbs[2] = {user_db, shipped_db};
+    *out = (xgpu__tune_choice){.source = "built-in default", .level = XGPU__TL_NONE};
     /* The closest entry that suits the device (a group too large, say,
      * gives way to the next); the user's database wins ties. */
     const xgpu__tune_record *best = NULL;
     xgpu__tune_level best_level = XGPU__TL_NONE;
     for (int d = 0; d < 2; d++) {
-        suits u = {id, dtype, xgpu__context_info(ctx), {{0}}};
+        suits u = {id, dtype, info, {{0}}};
         xgpu__tune_level level = best_level;
-        long i = xgpu__tune_db_match(dbs[d], &key, kname, dname, cname, &level, suits_device, &u);
+        long i = xgpu__tune_db_match(dbs[d], key, kname, dname, cname, &level, suits_device, &u);
         if (i < 0 || level >= best_level) {
             continue;
         }
@@ -142,26 +150,54 @@ static bool choose_from(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype d
         out->shipped = d == 1;
     }
     if (!best) {
-        return false;
+        out->warm_only = xgpu__tune_db_has_warm(user_db, key, kname, dname, cname) ||
+                         xgpu__tune_db_has_warm(shipped_db, key, kname, dname, cname);
+        if (out->warm_only) {
+            xgpu__log("tune", XGPU_LOG_DEBUG,
+                      "%s %s %s: only entries of other driver families fit %s: the built-in "
+                      "default runs (they are warm starts for a tune)",
+                      kname, dname, cname, key->device);
+        }
+        xgpu__tune_builtin(id, dtype, info, &out->values);
+        return;
     }
     out->source = "tuned";
     out->level = best_level;
-    out->stale = best_level != XGPU__TL_EXACT && !strcmp(best->key.device, key.device) &&
-                 !strcmp(best->key.backend, key.backend);
+    out->stale = best_level != XGPU__TL_EXACT && xgpu__tune_same_device(&best->key, key);
+    out->auto_tuned = best->auto_tuned && !out->shipped;
     out->rate = best->best_rate;
     snprintf(out->unit, sizeof out->unit, "%s", best->unit);
-    return true;
 }
 
-/* The databases' choice, or false. */
-static bool from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+/* The databases' choice, or the built-in default. */
+static void from_db(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                     xgpu__tune_class cls, xgpu__tune_choice *out) {
     xgpu__tune_db user_db, shipped_db;
     load(&user_db, &shipped_db);
-    bool found = choose_from(ctx, id, dtype, cls, &user_db, &shipped_db, out);
+    xgpu__tune_key key;
+    xgpu__tune_key_of(ctx, id, &key);
+    xgpu__tune_pick(&key, xgpu__context_info(ctx), id, dtype, cls, &user_db, &shipped_db, out);
     xgpu__tune_db_free(&user_db);
     xgpu__tune_db_free(&shipped_db);
-    return found;
+}
+
+/* A thread that runs a quick tune asks no more (the tuner's own runs
+ * pass their parameters; this is a guard). */
+static _Thread_local bool in_auto;
+
+/* XGPU_TUNE=auto and no exact entry: a quick tune, then the lookup again.
+ * A failed tune leaves the choice as it was. */
+static void maybe_auto(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                       xgpu__tune_class cls, xgpu__tune_choice *out) {
+    if (out->level == XGPU__TL_EXACT || !auto_fn || in_auto) {
+        return;
+    }
+    in_auto = true;
+    bool stored = auto_fn(ctx, id, dtype, cls);
+    in_auto = false;
+    if (stored) {
+        from_db(ctx, id, dtype, cls, out);
+    }
 }
 
 void xgpu__tune_memo_init(xgpu__tune_memo_set *set) {
@@ -173,8 +209,8 @@ void xgpu__tune_memo_destroy(xgpu__tune_memo_set *set) {
     pthread_mutex_destroy(&set->lock);
 }
 
-void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
-                       xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+static void choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                   xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out, bool may_tune) {
     unsigned gen = atomic_load(&generation);
     pthread_mutex_lock(&memo->lock);
     for (size_t i = 0; i < memo->count; i++) {
@@ -187,16 +223,19 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_
     }
     pthread_mutex_unlock(&memo->lock);
 
-    *out = (xgpu__tune_choice){.source = "built-in default", .level = XGPU__TL_NONE};
-    bool found = false;
-    if (!tuning_off()) {
-        found = from_db(ctx, id, dtype, cls, out);
-    } else {
-        out->source = "built-in default (XGPU_TUNE=off)";
-        out->off = true;
-    }
-    if (!found) {
+    xgpu__tune_mode mode = xgpu__tune_mode_get();
+    if (mode == XGPU__TUNE_OFF) {
+        *out = (xgpu__tune_choice){
+            .source = "built-in default (XGPU_TUNE=off)", .level = XGPU__TL_NONE, .off = true};
         xgpu__tune_builtin(id, dtype, xgpu__context_info(ctx), &out->values);
+    } else {
+        from_db(ctx, id, dtype, cls, out);
+        if (mode == XGPU__TUNE_AUTO && may_tune) {
+            maybe_auto(ctx, id, dtype, cls, out);
+            gen = atomic_load(&generation); /* a stored tune bumped it */
+        } else if (mode == XGPU__TUNE_AUTO && out->level != XGPU__TL_EXACT) {
+            return; /* not remembered: the first call still tunes */
+        }
     }
 
     pthread_mutex_lock(&memo->lock);
@@ -212,4 +251,14 @@ void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_
         memo->count += slot == memo->count;
     }
     pthread_mutex_unlock(&memo->lock);
+}
+
+void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                       xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+    choose(ctx, memo, id, dtype, cls, out, true);
+}
+
+void xgpu__tune_peek(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                     xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out) {
+    choose(ctx, memo, id, dtype, cls, out, false);
 }

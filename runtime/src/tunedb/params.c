@@ -142,6 +142,10 @@ static uint32_t fit_group(const xgpu_device_info *info, uint32_t group) {
 void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
                         xgpu__tune_values *v) {
     bool cpu = is_cpu(info);
+    /* Neither a CPU nor a GPU (an accelerator, an emulator, a device type
+     * xgpu does not know): small groups on a grid stride, the shape every
+     * OpenCL device runs correctly and none runs badly. */
+    bool unknown = !cpu && info->type != XGPU_DEVICE_TYPE_GPU;
     *v = (xgpu__tune_values){{0}};
     switch (id) {
     case XGPU__TK_GEMM: {
@@ -154,14 +158,20 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     case XGPU__TK_MINMAX:
     case XGPU__TK_ARGMAX:
         /* CPUs: one group of 4 per core, each work-item a contiguous chunk
-         * with 64 lanes; GPUs: groups of 256, 8 per compute unit, on a grid
-         * stride with XGPU__REDUCE_UNROLL_GPU loads in flight. */
-        *v = cpu ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
-                 : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 1, 0}};
+         * with 64 lanes (chosen on pocl); GPUs of every vendor: groups of
+         * 256 (a multiple of every subgroup width, 8 to 64; fit_group
+         * halves it for a device that allows less), 8 per compute unit, on
+         * a grid stride with XGPU__REDUCE_UNROLL_GPU loads in flight. */
+        *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 1, 0}}
+             : cpu   ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
+                   : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 1, 0}};
         return;
     case XGPU__TK_STREAM:
-        *v = cpu ? (xgpu__tune_values){{fit_group(info, 64), 4, 1}}
-                 : (xgpu__tune_values){{fit_group(info, 256), 8, 0}};
+        /* CPUs: chunks per group of 64, 4 groups per core (pocl); GPUs:
+         * groups of 256, 8 per compute unit, grid stride (as above). */
+        *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 0}}
+             : cpu   ? (xgpu__tune_values){{fit_group(info, 64), 4, 1}}
+                     : (xgpu__tune_values){{fit_group(info, 256), 8, 0}};
         return;
     case XGPU__TK_COUNT:
         break;

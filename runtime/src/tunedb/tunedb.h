@@ -138,6 +138,7 @@ typedef struct xgpu__tune_record {
     uint64_t size; /* the problem the rates were measured on */
     bool complete;
     char best[XGPU__TUNE_PARAMS_MAX]; /* "" while nothing verified */
+    bool auto_tuned;                  /* by XGPU_TUNE=auto ("origin": "auto") */
     double best_rate;
     size_t ntried;
     xgpu__tune_try *tried;
@@ -159,12 +160,16 @@ typedef enum xgpu__tune_db_state {
     XGPU__DB_DAMAGED     /* a regular file that does not parse: a store moves it aside */
 } xgpu__tune_db_state;
 
-/* How closely a record fits: the fallback order of a lookup. */
+/* How closely a record fits: the fallback order of a lookup (match.c).
+ * The driver family is the backend, and for OpenCL the platform: two
+ * OpenCL implementations on one CPU are two families. */
 typedef enum xgpu__tune_level {
     XGPU__TL_EXACT,  /* same device, driver, compiler, kernel source, xgpu */
-    XGPU__TL_ARCH,   /* same backend and arch (a stale entry of this device too) */
-    XGPU__TL_VENDOR, /* same backend, vendor and device type */
-    XGPU__TL_CLASS,  /* same device type */
+    XGPU__TL_ARCH,   /* same driver family, device type and arch (a stale
+                        entry of this device too) */
+    XGPU__TL_VENDOR, /* same driver family, vendor and device type */
+    XGPU__TL_WARM,   /* same device type, another driver family or vendor:
+                        a warm start for the tuner, never a lookup's winner */
     XGPU__TL_NONE
 } xgpu__tune_level;
 
@@ -191,15 +196,26 @@ bool xgpu__tune_db_put(xgpu__tune_db *db, const xgpu__tune_record *rec);
 xgpu_status xgpu__tune_db_store(const char *path, const xgpu__tune_record *rec, char *note,
                                 size_t note_size);
 /* The index of the record that fits `key` best for kernel, dtype and
- * class with a verified winner, at *level or closer (*level is then set);
- * -1 when none. Within a level this device's own entry (another driver,
- * say) comes first, then the fastest. `accept` (may be NULL) can refuse a
- * record, e.g. parameters this device cannot run; the next one is taken. */
+ * class with a verified winner, at *level or closer (*level is then set),
+ * never at XGPU__TL_WARM; -1 when none. Within a level this device's own
+ * entry (another driver version, say) comes first, then the fastest.
+ * `accept` (may be NULL) can refuse a record, e.g. parameters this device
+ * cannot run; the next one is taken. */
 long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
                          const char *dtype, const char *cls, xgpu__tune_level *level,
                          bool (*accept)(const xgpu__tune_record *rec, void *user), void *user);
+/* Whether a verified record fits `key` only as a warm start. */
+bool xgpu__tune_db_has_warm(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
+                            const char *dtype, const char *cls);
 /* The level at which `rec` fits `key` (kernel, dtype and class aside). */
 xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key);
+/* Every field of the keys is equal. */
+bool xgpu__tune_same_key(const xgpu__tune_key *a, const xgpu__tune_key *b);
+/* Same backend and, for OpenCL, the same platform name. */
+bool xgpu__tune_same_family(const xgpu__tune_key *a, const xgpu__tune_key *b);
+/* Same driver family and device name: this device, maybe under another
+ * driver version, compiler or xgpu. */
+bool xgpu__tune_same_device(const xgpu__tune_key *a, const xgpu__tune_key *b);
 void xgpu__tune_record_free(xgpu__tune_record *rec);
 
 /* The most the database's lock, temporary and damaged copies add to its
@@ -217,10 +233,33 @@ typedef struct xgpu__tune_choice {
     const char *source; /* "tuned", "built-in default", or a variable's name */
     xgpu__tune_level level;
     bool shipped, stale;
-    bool off;    /* the default because XGPU_TUNE=off */
-    double rate; /* the entry's measured rate, 0 for a default */
+    bool off;        /* the default because XGPU_TUNE=off */
+    bool warm_only;  /* the default: entries of other driver families only */
+    bool auto_tuned; /* the entry was stored by XGPU_TUNE=auto */
+    double rate;     /* the entry's measured rate, 0 for a default */
     char unit[12];
 } xgpu__tune_choice;
+
+/* The choice among the user's and the built-in databases (either may be
+ * empty) for a device's key and info, without a context: the closest
+ * entry whose parameters suit the device, the user's first on a tie; else
+ * the built-in default (warm_only says whether entries of other driver
+ * families were passed over). */
+void xgpu__tune_pick(const xgpu__tune_key *key, const xgpu_device_info *info,
+                     xgpu__tune_kernel_id id, xgpu_dtype dtype, xgpu__tune_class cls,
+                     const xgpu__tune_db *user_db, const xgpu__tune_db *shipped_db,
+                     xgpu__tune_choice *out);
+
+/* XGPU_TUNE=auto: a quick search at first use of a kernel, dtype and
+ * class on a device without an exact entry, which stores its winner in
+ * the user's database. The tuner (a layer above) registers it; true when
+ * it stored a record. */
+typedef bool (*xgpu__tune_auto_fn)(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                                   xgpu__tune_class cls);
+void xgpu__tune_set_auto(xgpu__tune_auto_fn fn);
+/* XGPU_TUNE as a mode: off ("off", "0"), auto, or on (unset, anything else). */
+typedef enum xgpu__tune_mode { XGPU__TUNE_ON, XGPU__TUNE_OFF, XGPU__TUNE_AUTO } xgpu__tune_mode;
+xgpu__tune_mode xgpu__tune_mode_get(void);
 
 /* One remembered choice of a context. */
 #define XGPU__TUNE_MEMO_MAX 48
@@ -249,6 +288,10 @@ void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_ke
  * after the first call; the databases are read for the first only). */
 void xgpu__tune_choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
                        xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out);
+/* The choice without XGPU_TUNE=auto's tune (and, under auto, not
+ * remembered unless exact, so that the first call still tunes). */
+void xgpu__tune_peek(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kernel_id id,
+                     xgpu_dtype dtype, xgpu__tune_class cls, xgpu__tune_choice *out);
 /* Makes every context choose again (reading the databases afresh): the
  * tuner calls it after storing results. */
 void xgpu__tune_forget(void);

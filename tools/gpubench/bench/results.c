@@ -95,12 +95,18 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
     }
     /* The choice's fields, never its text (xgpu_tune_choice.source). */
     char what[96];
-    if (c.origin != XGPU_TUNE_ORIGIN_DATABASE) {
-        snprintf(what, sizeof what, "built-in params");
+    const char *tuned = c.origin == XGPU_TUNE_ORIGIN_AUTO ? "auto-tuned" : "tuned";
+    if (c.origin != XGPU_TUNE_ORIGIN_DATABASE && c.origin != XGPU_TUNE_ORIGIN_AUTO) {
+        snprintf(what, sizeof what, "built-in params%s",
+                 c.origin == XGPU_TUNE_ORIGIN_OFF ? " (XGPU_TUNE=off)"
+                 : c.fit == XGPU_TUNE_FIT_WARM_START
+                     ? " (other drivers' entries: warm starts for a tune)"
+                     : "");
     } else if (c.stale) {
-        snprintf(what, sizeof what, "tuned params (this device, stale: re-tune)");
+        snprintf(what, sizeof what, "%s params (this device, stale: re-tune)", tuned);
     } else {
-        snprintf(what, sizeof what, "tuned params (%s)", fit_words(c.fit));
+        snprintf(what, sizeof what, "%s params (%s%s)", tuned, fit_words(c.fit),
+                 c.shipped ? ", built-in entry" : "");
     }
     size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", what);
