@@ -9,8 +9,10 @@
 
 static const char *const gemm_fields[] = {"tm", "tn", "tk", "wm", "wn", "vw", "contig"};
 /* group: work-items per group; gpcu: groups per compute unit; unroll:
- * loads in flight per work-item (grid stride); vec: lanes per work-item;
- * chunked: each work-item reads one contiguous chunk (CPUs). */
+ * loads in flight per work-item (grid stride); vec: lanes per work-item
+ * over contiguous blocks (chunked), or on the grid stride 1 (scalar loads)
+ * or more (16-byte loads); chunked: each work-item reads one contiguous
+ * chunk (CPUs). */
 static const char *const reduce_fields[] = {"group", "gpcu", "unroll", "vec", "chunked"};
 static const char *const stream_fields[] = {"group", "gpcu", "chunked"};
 
@@ -155,9 +157,9 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     case XGPU__TK_ARGMAX:
         /* CPUs: one group of 4 per core, each work-item a contiguous chunk
          * with 64 lanes; GPUs: groups of 256, 8 per compute unit, on a grid
-         * stride with XGPU__REDUCE_UNROLL_GPU loads in flight. */
+         * stride with XGPU__REDUCE_UNROLL_GPU 16-byte loads in flight. */
         *v = cpu ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
-                 : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 1, 0}};
+                 : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 4, 0}};
         return;
     case XGPU__TK_STREAM:
         *v = cpu ? (xgpu__tune_values){{fit_group(info, 64), 4, 1}}
@@ -206,8 +208,8 @@ bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_devi
     if (chunked > 1 || unroll < 1 || unroll > 16 || vec < 1 || vec > 256) {
         return say(why, why_size, "unroll 1..16, vec 1..256, chunked 0 or 1");
     }
-    if (unroll > 1 && (vec != 1 || chunked)) {
-        return say(why, why_size, "unroll > 1 needs vec 1 and the grid stride (chunked 0)");
+    if (unroll > 1 && chunked) {
+        return say(why, why_size, "unroll > 1 needs the grid stride (chunked 0)");
     }
     /* The tree in local memory: a value and an index per work-item. */
     uint64_t local = (uint64_t)group * 16 + 16;
@@ -269,7 +271,8 @@ static const xgpu__tune_values gemm_gpu_f64[] = {
     V(64, 64, 16, 4, 4, 1, 0),
 };
 /* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1) and may also try a
- * grid stride; GPUs stride with 1 to 8 loads in flight. */
+ * grid stride; GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4)
+ * or one element (vec 1) each. */
 static const xgpu__tune_values reduce_cpu[] = {
     V(4, 1, 1, 64, 1), V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
     V(8, 1, 1, 64, 1), V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
@@ -277,9 +280,10 @@ static const xgpu__tune_values reduce_cpu[] = {
     V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0),
 };
 static const xgpu__tune_values reduce_gpu[] = {
-    V(256, 8, 4, 1, 0), V(256, 8, 8, 1, 0),  V(256, 16, 4, 1, 0), V(512, 8, 4, 1, 0),
-    V(256, 8, 2, 1, 0), V(1024, 4, 4, 1, 0), V(128, 16, 4, 1, 0), V(256, 32, 2, 1, 0),
-    V(256, 8, 1, 1, 0), V(256, 4, 8, 1, 0),  V(256, 8, 1, 4, 0),  V(512, 16, 8, 1, 0),
+    V(256, 8, 4, 4, 0),  V(256, 8, 2, 4, 0),  V(256, 16, 2, 4, 0), V(512, 4, 4, 4, 0),
+    V(256, 8, 1, 4, 0),  V(256, 4, 8, 4, 0),  V(128, 16, 4, 4, 0), V(1024, 2, 2, 4, 0),
+    V(256, 8, 4, 1, 0),  V(256, 8, 8, 1, 0),  V(256, 16, 4, 1, 0), V(512, 8, 4, 1, 0),
+    V(1024, 4, 4, 1, 0), V(256, 32, 2, 1, 0), V(256, 8, 1, 1, 0),  V(512, 16, 8, 1, 0),
 };
 static const xgpu__tune_values stream_cpu[] = {
     V(64, 4, 1), V(64, 1, 1), V(16, 4, 1), V(128, 4, 1), V(64, 8, 1),
