@@ -57,6 +57,6 @@ xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
 }
 
 void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size) {
-    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s", dtype == XGPU_F64 ? "F64" : "F32", v->v[0],
-             v->v[2] ? " -DCHUNKED" : "");
+    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s -DUNROLL=%u", dtype == XGPU_F64 ? "F64" : "F32",
+             v->v[0], v->v[2] ? " -DCHUNKED" : "", v->v[3]);
 }
