@@ -5,7 +5,8 @@
  * sm_90. A variant fails when ptxas spills, or when an entry that streams
  * memory has no 128-bit global load (ld.global[.nc].v4.{f32,u32,s32,b32}
  * or .v2.{f64,u64,s64,b64}). One line per variant and kernel with its
- * registers and shared memory. Exits 77 (skipped) without NVRTC or ptxas. */
+ * registers and shared memory. Exits 77 (skipped) without NVRTC or ptxas.
+ * XGPU_PTX_KEEP=1 keeps the PTX files (/tmp/xgpu-ptx-*) for reading. */
 #define _GNU_SOURCE
 #include "cuda_internal.h"
 #include "core_int.h"
@@ -150,7 +151,9 @@ static void check_variant(const cu_nvrtc *nvrtc, const char *ptxas, const char *
             check_entry(options, sms[s], bin.data, out ? out : "", entries[e]);
         }
         free(out);
-        unlink(ptx_path);
+        if (!getenv("XGPU_PTX_KEEP")) {
+            unlink(ptx_path);
+        }
         free(bin.data);
     }
 }
