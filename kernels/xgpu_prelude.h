@@ -111,6 +111,50 @@ typedef half xgpu_f16;
         (dst)[1] = t_.s1;                                                                          \
     } while (0)
 
+/* 16-byte loads and stores: p + i must be 16-byte aligned (the caller
+ * checks with xgpu_address). One vector load or store each. */
+#define XGPU__VLOAD16_2(dst, p, i, vt)                                                             \
+    do {                                                                                           \
+        const vt t_ = *(const __global vt *)((p) + (i));                                           \
+        (dst)[0] = t_.s0;                                                                          \
+        (dst)[1] = t_.s1;                                                                          \
+    } while (0)
+#define XGPU__VLOAD16_4(dst, p, i, vt)                                                             \
+    do {                                                                                           \
+        const vt t_ = *(const __global vt *)((p) + (i));                                           \
+        (dst)[0] = t_.s0;                                                                          \
+        (dst)[1] = t_.s1;                                                                          \
+        (dst)[2] = t_.s2;                                                                          \
+        (dst)[3] = t_.s3;                                                                          \
+    } while (0)
+#define xgpu_vload16_f32(dst, p, i) XGPU__VLOAD16_4(dst, p, i, float4)
+#define xgpu_vload16_i32(dst, p, i) XGPU__VLOAD16_4(dst, p, i, int4)
+#define xgpu_vload16_f64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, double2)
+#define xgpu_vload16_i64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, long2)
+#define xgpu_vstore16_f32(p, i, src) vstore4((float4)((src)[0], (src)[1], (src)[2], (src)[3]), 0, (p) + (i))
+#define xgpu_vstore16_f64(p, i, src) vstore2((double2)((src)[0], (src)[1]), 0, (p) + (i))
+/* A pointer's address as a number (for alignment checks). */
+#define xgpu_address(p) ((xgpu_u64)(size_t)(p))
+
+/* Release/acquire atomics at device scope: OpenCL C 2.x, or 3.0 with the
+ * acquire/release and device-scope features (the host builds with
+ * -cl-std=CL2.0/CL3.0 where the device reports them). Without them, a
+ * fence orders only the work-item's own accesses and publishes nothing to
+ * other groups: code must not combine groups' results in one launch. */
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200 &&                                \
+    (__OPENCL_C_VERSION__ < 300 ||                                                                 \
+     (defined(__opencl_c_atomic_order_acq_rel) && defined(__opencl_c_atomic_scope_device)))
+#define XGPU_HAS_SCOPED_ATOMICS 1
+#define xgpu_atomic_add_acq_rel_u32(p, v)                                                          \
+    atomic_fetch_add_explicit((volatile __global atomic_uint *)(p), (uint)(v),                     \
+                              memory_order_acq_rel, memory_scope_device)
+#define xgpu_atomic_store_u32(p, v)                                                                \
+    atomic_store_explicit((volatile __global atomic_uint *)(p), (uint)(v), memory_order_relaxed,   \
+                          memory_scope_device)
+#else
+#define XGPU_HAS_SCOPED_ATOMICS 0
+#endif
+
 /* fp16 storage, usable without fp16 arithmetic (vload_half is core). */
 typedef half xgpu_half;
 #define xgpu_half_load(p, i) vload_half((i), (p))
@@ -130,6 +174,7 @@ typedef half xgpu_half;
 #else
 #define XGPU_HAS_SUBGROUPS 0
 #endif
+#define XGPU_HAS_SUBGROUP_SHUFFLE 0
 
 /* ======================================================================= */
 #elif defined(XGPU_DIALECT_CUDA) || defined(XGPU_DIALECT_HIP)
@@ -244,6 +289,52 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
         (dst)[1] = t_.y;                                                                           \
     } while (0)
 
+/* 16-byte loads and stores: see the OpenCL branch. CUDA reads through the
+ * read-only data path (ld.global.nc). */
+#if defined(XGPU_DIALECT_HIP)
+#define XGPU__LDG16(vt, q) (*(q))
+#else
+#define XGPU__LDG16(vt, q) __ldg(q)
+#endif
+#define XGPU__VLOAD16_2(dst, p, i, vt)                                                             \
+    do {                                                                                           \
+        const vt t_ = XGPU__LDG16(vt, reinterpret_cast<const vt *>((p) + (i)));                    \
+        (dst)[0] = t_.x;                                                                           \
+        (dst)[1] = t_.y;                                                                           \
+    } while (0)
+#define XGPU__VLOAD16_4(dst, p, i, vt)                                                             \
+    do {                                                                                           \
+        const vt t_ = XGPU__LDG16(vt, reinterpret_cast<const vt *>((p) + (i)));                    \
+        (dst)[0] = t_.x;                                                                           \
+        (dst)[1] = t_.y;                                                                           \
+        (dst)[2] = t_.z;                                                                           \
+        (dst)[3] = t_.w;                                                                           \
+    } while (0)
+#define xgpu_vload16_f32(dst, p, i) XGPU__VLOAD16_4(dst, p, i, float4)
+#define xgpu_vload16_i32(dst, p, i) XGPU__VLOAD16_4(dst, p, i, int4)
+#define xgpu_vload16_f64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, double2)
+#define xgpu_vload16_i64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, longlong2)
+#define xgpu_vstore16_f32(p, i, src)                                                               \
+    (*reinterpret_cast<float4 *>((p) + (i)) = make_float4((src)[0], (src)[1], (src)[2], (src)[3]))
+#define xgpu_vstore16_f64(p, i, src)                                                               \
+    (*reinterpret_cast<double2 *>((p) + (i)) = make_double2((src)[0], (src)[1]))
+#define xgpu_address(p) ((xgpu_u64)(size_t)(p))
+
+/* Release/acquire at device scope: __threadfence() (fence.sc.gpu) before
+ * the atomic orders this thread's earlier writes before it (release);
+ * after it, the later reads after it (acquire). */
+#define XGPU_HAS_SCOPED_ATOMICS 1
+__device__ __forceinline__ unsigned int xgpu__atomic_add_acq_rel_u32(unsigned int *p,
+                                                                     unsigned int v) {
+    __threadfence();
+    unsigned int old = atomicAdd(p, v);
+    __threadfence();
+    return old;
+}
+#define xgpu_atomic_add_acq_rel_u32(p, v)                                                          \
+    xgpu__atomic_add_acq_rel_u32((unsigned int *)(p), (unsigned int)(v))
+#define xgpu_atomic_store_u32(p, v) ((void)atomicExch((unsigned int *)(p), (unsigned int)(v)))
+
 /* fp16 storage without headers: PTX conversions on CUDA, clang's
  * _Float16 on HIP. */
 #if defined(XGPU_DIALECT_HIP)
@@ -311,6 +402,10 @@ XGPU__DEFINE_SG_REDUCE(xgpu__sg_max_f32, float, XGPU__OP_MAX)
 #define xgpu_subgroup_reduce_add_i32(v) XGPU__SHFL0(xgpu__sg_add_i32((int)(v)))
 #define xgpu_subgroup_reduce_min_f32(v) XGPU__SHFL0(xgpu__sg_min_f32((float)(v)))
 #define xgpu_subgroup_reduce_max_f32(v) XGPU__SHFL0(xgpu__sg_max_f32((float)(v)))
+/* Lane (id + o)'s v, any 32- or 64-bit arithmetic type; lanes past the
+ * subgroup's end get their own v back. */
+#define XGPU_HAS_SUBGROUP_SHUFFLE 1
+#define xgpu_subgroup_shuffle_down(v, o) XGPU__SHFL_DOWN((v), (o))
 
 #else
 #error "xgpu prelude: no XGPU_DIALECT_* defined; the runtime sets one"

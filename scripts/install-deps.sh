@@ -41,9 +41,10 @@ if [ "${1:-}" = "--tests" ]; then
     # The HIP backend's tests and the compile matrix use the distribution's
     # ROCm runtime, its hiprtc and hipcc. The fuzzers need clang and its
     # libFuzzer runtime. The telemetry tests load the distribution's ROCm
-    # SMI for real.
+    # SMI for real. oclgrind checks every library kernel for data races
+    # and uninitialised values (ctest -L oclgrind).
     required="$required libcmocka-dev"
-    pkgs="$pkgs libcmocka-dev $rocm librocm-smi64-1 valgrind clang $clang_rt"
+    pkgs="$pkgs libcmocka-dev $rocm librocm-smi64-1 valgrind clang $clang_rt oclgrind"
 else
     # gpubench compares with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"
@@ -58,6 +59,7 @@ adds() {
     clang | libclang-rt-* | libclang-common-*) echo "clang and libFuzzer, for tests/fuzz" ;;
     librocm-smi64-1) echo "ROCm SMI, which the telemetry test loads for real and skips without" ;;
     valgrind) echo "CI's valgrind step" ;;
+    oclgrind) echo "oclgrind, for tests/oclgrind, which skips without it" ;;
     libclblast-dev) echo "CLBlast, gpubench's OpenCL GEMM peer" ;;
     clpeak) echo "gpubench's reference bandwidth row" ;;
     libopenblas-dev) echo "gpubench's host GEMM baseline" ;;

@@ -158,6 +158,7 @@ static xgpu_status cu_device_info(void *state, uint32_t index, xgpu_device_info 
     int warp = attr(st, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);
     info->preferred_group_multiple = (uint32_t)warp;
     info->subgroups = warp > 0;
+    info->device_scope_atomics = true; /* __threadfence + atomics */
     info->subgroup_size = (uint32_t)warp;
     info->fp64 = true;
     /* fp16 arithmetic in kernels (XGPU_HAS_FP16) needs cuda_fp16.h, which

@@ -120,6 +120,7 @@ static xgpu_status hip_device_info(void *state, uint32_t index, xgpu_device_info
     int wave = attr(rt, a->warp_size, dev);
     info->preferred_group_multiple = (uint32_t)wave;
     info->subgroups = wave > 0;
+    info->device_scope_atomics = true; /* __threadfence + atomics */
     info->subgroup_size = (uint32_t)wave;
     info->fp64 = true;
     info->fp16 = false; /* XGPU_HAS_FP16 needs hip_fp16.h, not enabled yet */

@@ -18,6 +18,11 @@
 #define XGPU_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
 #define XGPU_CL_DEVICE_UUID_KHR 0x106A
 #define XGPU_CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+/* OpenCL 3.0: CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES and _FENCE_, with the
+ * bits for acquire/release order and device scope. */
+#define XGPU_CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES 0x1063
+#define XGPU_CL_DEVICE_ATOMIC_FENCE_CAPABILITIES 0x1064
+#define XGPU_CL_ATOMIC_ACQ_REL_DEVICE ((1u << 1) | (1u << 5))
 
 static void get_string(cl_device_id dev, cl_device_info param, char *out, size_t size) {
     out[0] = '\0';
@@ -111,6 +116,28 @@ static void fill_arch(cl_device_id dev, const char *exts, xgpu_device_info *info
     }
 }
 
+/* Release/acquire atomics and fences at device scope: mandatory in
+ * OpenCL C 2.x; optional in 3.0, where the device's capabilities say (its
+ * CL_DEVICE_OPENCL_C_VERSION may still read 1.2). The OpenCL C version
+ * and the capabilities decide, never the vendor. */
+static bool device_scope_atomics(cl_device_id dev, const xgpu_device_info *info) {
+    if (!strncmp(info->language_version, "OpenCL C 2.", 11)) {
+        return true;
+    }
+    if (strncmp(info->device_version, "OpenCL 3.", 9)) {
+        return false;
+    }
+    cl_bitfield mem = 0, fence = 0;
+    if (clGetDeviceInfo(dev, XGPU_CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, sizeof mem, &mem, NULL) !=
+            CL_SUCCESS ||
+        clGetDeviceInfo(dev, XGPU_CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, sizeof fence, &fence,
+                        NULL) != CL_SUCCESS) {
+        return false;
+    }
+    return (mem & XGPU_CL_ATOMIC_ACQ_REL_DEVICE) == XGPU_CL_ATOMIC_ACQ_REL_DEVICE &&
+           (fence & XGPU_CL_ATOMIC_ACQ_REL_DEVICE) == XGPU_CL_ATOMIC_ACQ_REL_DEVICE;
+}
+
 xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info) {
     get_string(dev, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
     get_string(dev, CL_DEVICE_NAME, info->name, sizeof info->name);
@@ -179,6 +206,7 @@ xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_dev
     }
     fill_arch(dev, exts, info);
     free(exts);
+    info->device_scope_atomics = device_scope_atomics(dev, info);
     return XGPU_SUCCESS;
 }
 

@@ -222,6 +222,12 @@ typedef struct xgpu_device_info {
      * (XGPU_LOCAL_ARG) may reach: CUDA caps static shared memory at 48 KiB
      * while an H100 or H200 opts in to 227 KiB. 0: same as local_mem_bytes. */
     uint64_t local_mem_static_bytes;
+    /* Kernels may order global memory between groups with release/acquire
+     * atomics at device scope (XGPU_HAS_SCOPED_ATOMICS is 1 when built for
+     * it): CUDA, HIP, OpenCL C 2.x, and OpenCL 3.0 devices reporting
+     * acquire/release and device scope. Without them, results from several
+     * groups are combined in a second launch. */
+    bool device_scope_atomics;
 } xgpu_device_info;
 
 /* Number of devices over all available backends. Thread-safe. */

@@ -1,6 +1,7 @@
 /* xgpu_reduce on every device: sum, min, max, argmax over f32, f64, i32
  * and i64, at sizes from 0 to 16M elements, from an offset. Floating-point
  * sums against a compensated (Kahan) host sum; everything else exactly. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "harness.h"
 
 #include <math.h>
@@ -46,8 +47,8 @@ static void fill(void *x, xgpu_dtype dt, size_t n, uint32_t seed) {
     }
 }
 
-static void check(xgpu_reduce_op op, xgpu_dtype dt, size_t n) {
-    const size_t offset = 5, elem = xgpu_dtype_size(dt);
+static void check_at(xgpu_reduce_op op, xgpu_dtype dt, size_t n, size_t offset) {
+    const size_t elem = xgpu_dtype_size(dt);
     unsigned char *x = malloc((n + offset) * elem);
     assert_non_null(x);
     fill(x, dt, n + offset, (uint32_t)(n * 7 + (size_t)op * 3 + (size_t)dt));
@@ -148,6 +149,55 @@ static void check(xgpu_reduce_op op, xgpu_dtype dt, size_t n) {
         }
     }
     free(x);
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
+/* From offset 5: the 16-byte loads start after a scalar head. */
+static void check(xgpu_reduce_op op, xgpu_dtype dt, size_t n) {
+    check_at(op, dt, n, 5);
+}
+
+/* Every start within a 16-byte block, at lengths that are not multiples
+ * of 4 and that leave a head, whole blocks and a tail. */
+static void every_alignment(void **state) {
+    (void)state;
+    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
+    static const size_t lengths[] = {2, 3, 5, 4099, 70001};
+    for (size_t d = 0; d < 4; d++) {
+        if (dts[d] == XGPU_F64 && !xt.info.fp64) {
+            continue;
+        }
+        for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
+            for (size_t offset = 0; offset < 4; offset++) {
+                for (size_t s = 0; s < sizeof lengths / sizeof lengths[0]; s++) {
+                    check_at((xgpu_reduce_op)op, dts[d], lengths[s], offset);
+                }
+            }
+        }
+    }
+}
+
+/* XGPU_REDUCE_TWO_PASS takes 0 or 1 only. */
+static void two_pass_variable_is_checked(void **state) {
+    (void)state;
+    const char *saved = getenv("XGPU_REDUCE_TWO_PASS");
+    char keep[8] = "";
+    if (saved) {
+        snprintf(keep, sizeof keep, "%s", saved);
+    }
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, 64, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    setenv("XGPU_REDUCE_TWO_PASS", "yes", 1);
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 0, 16, out, 0, NULL),
+             XGPU_ERROR_INVALID_ARGUMENT, "XGPU_REDUCE_TWO_PASS='yes'");
+    if (saved) {
+        setenv("XGPU_REDUCE_TWO_PASS", keep, 1);
+    } else {
+        unsetenv("XGPU_REDUCE_TWO_PASS");
+    }
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 0, 16, out, 0, NULL));
     XT_OK(xgpu_buffer_release(in));
     XT_OK(xgpu_buffer_release(out));
 }
@@ -306,6 +356,8 @@ static void bad_arguments_are_refused(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_op_dtype_and_size),
+        cmocka_unit_test(every_alignment),
+        cmocka_unit_test(two_pass_variable_is_checked),
         cmocka_unit_test(nan_never_wins),
         cmocka_unit_test(argmax_edges),
         cmocka_unit_test(results_land_at_element_offsets),

@@ -108,6 +108,12 @@ static void params_text(void **state) {
     assert_true(
         xgpu__tune_parse(XGPU__TK_STREAM, "chunked=1,group=64,gpcu=4", &back, why, sizeof why));
     assert_int_equal(back.v[0], 64);
+    /* unroll came later: older text has none and means 0 (elements one at
+     * a time); the text written now has it. */
+    assert_int_equal(back.v[3], 0);
+    back.v[3] = 2;
+    xgpu__tune_format(XGPU__TK_STREAM, &back, text, sizeof text);
+    assert_string_equal(text, "group=64,gpcu=4,chunked=1,unroll=2");
     const char *bad[] = {"group=64,gpcu=4",
                          "group=64,gpcu=4,chunked=1,x=1",
                          "group=64,group=64,gpcu=4,chunked=1",

@@ -32,6 +32,12 @@ xgpu_status xgpu__stream_run(const char *func, xgpu_queue *queue, xgpu_stream_op
                              double scalar, size_t n, xgpu_buffer *out,
                              const xgpu__tune_values *forced, xgpu_event **event);
 
+/* The build options reduce.xgpu needs after xgpu__reduce_options on this
+ * device: " -DRED_TWO_PASS" when two_pass is set or the device lacks
+ * device-scope release/acquire atomics, else what the single pass needs
+ * ("-cl-std=CL2.0" or "CL3.0" on OpenCL, nothing on CUDA/HIP). */
+const char *xgpu__reduce_pass_options(const xgpu_device_info *info, bool two_pass);
+
 /* ---- variants.c ---- */
 typedef struct xgpu__lib_variant {
     const char *name;   /* "gemm", "reduce", "stream" */

@@ -1,6 +1,7 @@
-/* xgpu_reduce: checks, then kernels/reduce.xgpu in one launch (partials
- * per group in the queue's scratch buffer; the last group to finish
- * reduces them). */
+/* xgpu_reduce: checks, then kernels/reduce.xgpu: partials per group in
+ * the queue's scratch buffer, combined by the last group to finish (one
+ * launch, on devices with device-scope release/acquire atomics) or by a
+ * second launch (everywhere else, and with XGPU_REDUCE_TWO_PASS=1). */
 #include "lib_int.h"
 
 #include <math.h>
@@ -67,8 +68,33 @@ static size_t groups_for(const xgpu_device_info *info, const xgpu__tune_values *
     return groups ? groups : 1;
 }
 
-/* XGPU_REDUCE_UNROLL (1..16): the grid stride, on any device, with that
- * many loads in flight per work-item; *set is false when it is unset. A
+/* XGPU_REDUCE_TWO_PASS: 1 combines the partials in a second launch on
+ * any device, 0 (or unset) only where the single pass would be undefined.
+ * Anything else is an error naming it. */
+static xgpu_status env_two_pass(const char *func, bool *two_pass) {
+    const char *v = getenv("XGPU_REDUCE_TWO_PASS");
+    *two_pass = v && !strcmp(v, "1");
+    if (v && strcmp(v, "0") && strcmp(v, "1")) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: XGPU_REDUCE_TWO_PASS='%.32s' is malformed: 0 or 1", func, v);
+    }
+    return XGPU_SUCCESS;
+}
+
+const char *xgpu__reduce_pass_options(const xgpu_device_info *info, bool two_pass) {
+    if (two_pass || !info->device_scope_atomics) {
+        return " -DRED_TWO_PASS";
+    }
+    if (strcmp(info->backend, "opencl")) {
+        return ""; /* CUDA, HIP: the prelude's fences */
+    }
+    /* OpenCL: the atomics of OpenCL C 2.0, which a 3.0 device may offer
+     * while it still reports OpenCL C 1.2 as its version. */
+    return strncmp(info->language_version, "OpenCL C 2.", 11) ? " -cl-std=CL3.0" : " -cl-std=CL2.0";
+}
+
+/* XGPU_REDUCE_UNROLL (1..16): the grid stride with 16-byte loads, on any
+ * device, with that many loads in flight per work-item; *set is false when it is unset. A
  * malformed value is an error naming it. */
 static xgpu_status env_unroll(const char *func, uint32_t *unroll, bool *set) {
     const char *v = getenv("XGPU_REDUCE_UNROLL");
@@ -133,7 +159,7 @@ static xgpu_status choose_values(const char *func, xgpu_queue *queue, xgpu_reduc
     }
     if (set) { /* the grid stride with that many loads, on any device */
         const xgpu_device_info *info = xgpu__context_info(xgpu__queue_context(queue));
-        *v = (xgpu__tune_values){{256, 8, unroll, 1, 0}};
+        *v = (xgpu__tune_values){{256, 8, unroll, 4, 0}};
         while (info->max_group_size && v->v[0] > info->max_group_size) {
             v->v[0] /= 2;
         }
@@ -148,16 +174,38 @@ static xgpu_status choose_values(const char *func, xgpu_queue *queue, xgpu_reduc
     return st;
 }
 
-/* One launch: per-group partials in the queue's scratch buffer, the last
- * group to finish (the queue's counter) reduces them into `out`. */
+/* The second launch of two: one group combines `groups` partials. */
+static xgpu_status launch_partials(xgpu_queue *queue, const char *options, size_t group,
+                                   xgpu_buffer *scratch, uint32_t index_offset, size_t groups,
+                                   xgpu_buffer *out, size_t out_offset, xgpu_event **event) {
+    xgpu_kernel *kernel = NULL;
+    xgpu_status st = xgpu__lib_kernel(xgpu__queue_context(queue), xgpu__kernel_reduce, options,
+                                      "xgpu_reduce_partials", &kernel);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    xgpu_arg args[] = {xgpu_arg_buffer(scratch),   xgpu_arg_buffer(scratch),
+                       xgpu_arg_u32(index_offset), xgpu_arg_u32((uint32_t)groups),
+                       xgpu_arg_buffer(out),       xgpu_arg_buffer(out),
+                       xgpu_arg_u64(out_offset)};
+    xgpu_range one = xgpu_range_1d(1, group);
+    return xgpu_launch(queue, kernel, &one, sizeof args / sizeof args[0], args, event);
+}
+
+/* Per-group partials in the queue's scratch buffer, combined by the last
+ * group to finish (the queue's counter) or by a second launch; one group
+ * writes `out` itself. */
 static xgpu_status launch_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtype dtype,
                                  xgpu_buffer *in, size_t offset, size_t n, xgpu_buffer *out,
-                                 size_t out_offset, const xgpu__tune_values *v,
+                                 size_t out_offset, const xgpu__tune_values *v, bool two_pass,
                                  xgpu_event **event) {
     const xgpu_device_info *info = xgpu__context_info(xgpu__queue_context(queue));
     size_t group = v->v[0], groups = groups_for(info, v, n);
-    char options[128];
+    char options[192];
     xgpu__reduce_options(op, dtype, v, options, sizeof options);
+    const char *pass = xgpu__reduce_pass_options(info, two_pass);
+    two_pass = strstr(pass, "RED_TWO_PASS") != NULL;
+    snprintf(options + strlen(options), sizeof options - strlen(options), "%s", pass);
     xgpu_kernel *kernel = NULL;
     xgpu_status st = xgpu__lib_kernel(xgpu__queue_context(queue), xgpu__kernel_reduce, options,
                                       "xgpu_reduce", &kernel);
@@ -181,7 +229,14 @@ static xgpu_status launch_reduce(xgpu_queue *queue, xgpu_reduce_op op, xgpu_dtyp
                        xgpu_arg_buffer(counter), xgpu_arg_buffer(out),
                        xgpu_arg_buffer(out),     xgpu_arg_u64(out_offset)};
     xgpu_range range = xgpu_range_1d(groups, group);
-    return xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args, event);
+    bool second = two_pass && groups > 1;
+    st = xgpu_launch(queue, kernel, &range, sizeof args / sizeof args[0], args,
+                     second ? NULL : event);
+    if (st != XGPU_SUCCESS || !second) {
+        return st;
+    }
+    return launch_partials(queue, options, group, scratch, index_offset, groups, out, out_offset,
+                           event);
 }
 
 xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
@@ -202,6 +257,11 @@ xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op
         identity(op, dtype, id);
         return xgpu_buffer_write(queue, out, out_offset * rsize, id, rsize, true, event);
     }
+    bool two_pass = false;
+    st = env_two_pass(func, &two_pass);
+    if (st != XGPU_SUCCESS) {
+        return st;
+    }
     xgpu__tune_values v;
     if (forced) {
         v = *forced;
@@ -211,5 +271,5 @@ xgpu_status xgpu__reduce_run(const char *func, xgpu_queue *queue, xgpu_reduce_op
             return st;
         }
     }
-    return launch_reduce(queue, op, dtype, in, offset, n, out, out_offset, &v, event);
+    return launch_reduce(queue, op, dtype, in, offset, n, out, out_offset, &v, two_pass, event);
 }

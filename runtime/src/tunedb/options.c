@@ -38,10 +38,16 @@ static const char *op_define(xgpu_reduce_op op) {
     }
 }
 
+/* On the grid stride (chunked 0) vec > 1 means 16-byte loads: the
+ * elements of one, 4 for 32-bit types and 2 for 64-bit ones. */
 void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, const xgpu__tune_values *v,
                           char *out, size_t size) {
+    uint32_t vec = v->v[3];
+    if (!v->v[4] && vec > 1) {
+        vec = dtype == XGPU_F64 || dtype == XGPU_I64 ? 2 : 4;
+    }
     snprintf(out, size, "-D%s -D%s -DGROUP=%u -DVEC=%u -DUNROLL=%u%s", dtype_define(dtype),
-             op_define(op), v->v[0], v->v[3], v->v[2], v->v[4] ? " -DCHUNKED" : "");
+             op_define(op), v->v[0], vec, v->v[2], v->v[4] ? " -DCHUNKED" : "");
 }
 
 xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
@@ -51,6 +57,6 @@ xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
 }
 
 void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size) {
-    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s", dtype == XGPU_F64 ? "F64" : "F32", v->v[0],
-             v->v[2] ? " -DCHUNKED" : "");
+    snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s -DUNROLL=%u", dtype == XGPU_F64 ? "F64" : "F32",
+             v->v[0], v->v[2] ? " -DCHUNKED" : "", v->v[3]);
 }

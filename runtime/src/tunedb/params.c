@@ -9,19 +9,23 @@
 
 static const char *const gemm_fields[] = {"tm", "tn", "tk", "wm", "wn", "vw", "contig"};
 /* group: work-items per group; gpcu: groups per compute unit; unroll:
- * loads in flight per work-item (grid stride); vec: lanes per work-item;
- * chunked: each work-item reads one contiguous chunk (CPUs). */
+ * loads in flight per work-item (grid stride); vec: lanes per work-item
+ * over contiguous blocks (chunked), or on the grid stride 1 (scalar loads)
+ * or more (16-byte loads); chunked: each work-item reads one contiguous
+ * chunk (CPUs). */
 static const char *const reduce_fields[] = {"group", "gpcu", "unroll", "vec", "chunked"};
-static const char *const stream_fields[] = {"group", "gpcu", "chunked"};
+/* unroll: 16-byte blocks of each array a work-item loads before it stores
+ * (grid stride); 0: one element at a time (the only way before 0.6). */
+static const char *const stream_fields[] = {"group", "gpcu", "chunked", "unroll"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const xgpu__tune_kernel kernels[XGPU__TK_COUNT] = {
-    {"gemm", gemm_fields, COUNT(gemm_fields), "GFLOP/s"},
-    {"sum", reduce_fields, COUNT(reduce_fields), "GB/s"},
-    {"minmax", reduce_fields, COUNT(reduce_fields), "GB/s"},
-    {"argmax", reduce_fields, COUNT(reduce_fields), "GB/s"},
-    {"stream", stream_fields, COUNT(stream_fields), "GB/s"},
+    {"gemm", gemm_fields, COUNT(gemm_fields), "GFLOP/s", COUNT(gemm_fields)},
+    {"sum", reduce_fields, COUNT(reduce_fields), "GB/s", COUNT(reduce_fields)},
+    {"minmax", reduce_fields, COUNT(reduce_fields), "GB/s", COUNT(reduce_fields)},
+    {"argmax", reduce_fields, COUNT(reduce_fields), "GB/s", COUNT(reduce_fields)},
+    {"stream", stream_fields, COUNT(stream_fields), "GB/s", 3},
 };
 
 const xgpu__tune_kernel *xgpu__tune_kernel_get(xgpu__tune_kernel_id id) {
@@ -108,7 +112,7 @@ bool xgpu__tune_parse(xgpu__tune_kernel_id id, const char *text, xgpu__tune_valu
             return false;
         }
     }
-    for (size_t f = 0; f < k->field_count; f++) {
+    for (size_t f = 0; f < k->optional_from; f++) {
         if (!seen[f]) {
             if (why) {
                 snprintf(why, why_size, "%s is missing", k->fields[f]);
@@ -161,17 +165,20 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
          * with 64 lanes (chosen on pocl); GPUs of every vendor: groups of
          * 256 (a multiple of every subgroup width, 8 to 64; fit_group
          * halves it for a device that allows less), 8 per compute unit, on
-         * a grid stride with XGPU__REDUCE_UNROLL_GPU loads in flight. */
+         * a grid stride with XGPU__REDUCE_UNROLL_GPU 16-byte loads in
+         * flight; other devices: the grid stride with scalar loads. */
         *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 1, 0}}
              : cpu   ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
-                   : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 1, 0}};
+                   : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 4, 0}};
         return;
     case XGPU__TK_STREAM:
         /* CPUs: chunks per group of 64, 4 groups per core (pocl); GPUs:
-         * groups of 256, 8 per compute unit, grid stride (as above). */
-        *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 0}}
-             : cpu   ? (xgpu__tune_values){{fit_group(info, 64), 4, 1}}
-                     : (xgpu__tune_values){{fit_group(info, 256), 8, 0}};
+         * groups of 256, 8 per compute unit, grid stride (as above), 2
+         * 16-byte blocks of each array in flight per work-item; other
+         * devices: the grid stride, one element at a time. */
+        *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 0, 0}}
+             : cpu   ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 0}}
+                     : (xgpu__tune_values){{fit_group(info, 256), 8, 0, 2}};
         return;
     case XGPU__TK_COUNT:
         break;
@@ -210,14 +217,15 @@ bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_devi
         return say(why, why_size, "gpcu must be 1..64");
     }
     if (id == XGPU__TK_STREAM) {
-        return v->v[2] <= 1 || say(why, why_size, "chunked must be 0 or 1");
+        return (v->v[2] <= 1 && v->v[3] <= 8 && !(v->v[2] && v->v[3])) ||
+               say(why, why_size, "chunked 0 or 1, unroll 0..8, unroll > 0 needs chunked 0");
     }
     uint32_t unroll = v->v[2], vec = v->v[3], chunked = v->v[4];
     if (chunked > 1 || unroll < 1 || unroll > 16 || vec < 1 || vec > 256) {
         return say(why, why_size, "unroll 1..16, vec 1..256, chunked 0 or 1");
     }
-    if (unroll > 1 && (vec != 1 || chunked)) {
-        return say(why, why_size, "unroll > 1 needs vec 1 and the grid stride (chunked 0)");
+    if (unroll > 1 && chunked) {
+        return say(why, why_size, "unroll > 1 needs the grid stride (chunked 0)");
     }
     /* The tree in local memory: a value and an index per work-item. */
     uint64_t local = (uint64_t)group * 16 + 16;
@@ -287,7 +295,8 @@ static const xgpu__tune_values gemm_gpu_f64[] = {
     V(64, 64, 16, 4, 4, 1, 0),
 };
 /* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1) and may also try a
- * grid stride; GPUs stride with 1 to 8 loads in flight. */
+ * grid stride; GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4)
+ * or one element (vec 1) each. */
 static const xgpu__tune_values reduce_cpu[] = {
     V(4, 1, 1, 64, 1), V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
     V(8, 1, 1, 64, 1), V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
@@ -295,17 +304,19 @@ static const xgpu__tune_values reduce_cpu[] = {
     V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0),
 };
 static const xgpu__tune_values reduce_gpu[] = {
-    V(256, 8, 4, 1, 0), V(256, 8, 8, 1, 0),  V(256, 16, 4, 1, 0), V(512, 8, 4, 1, 0),
-    V(256, 8, 2, 1, 0), V(1024, 4, 4, 1, 0), V(128, 16, 4, 1, 0), V(256, 32, 2, 1, 0),
-    V(256, 8, 1, 1, 0), V(256, 4, 8, 1, 0),  V(256, 8, 1, 4, 0),  V(512, 16, 8, 1, 0),
+    V(256, 8, 4, 4, 0),  V(256, 8, 2, 4, 0),  V(256, 16, 2, 4, 0), V(512, 4, 4, 4, 0),
+    V(256, 8, 1, 4, 0),  V(256, 4, 8, 4, 0),  V(128, 16, 4, 4, 0), V(1024, 2, 2, 4, 0),
+    V(256, 8, 4, 1, 0),  V(256, 8, 8, 1, 0),  V(256, 16, 4, 1, 0), V(512, 8, 4, 1, 0),
+    V(1024, 4, 4, 1, 0), V(256, 32, 2, 1, 0), V(256, 8, 1, 1, 0),  V(512, 16, 8, 1, 0),
 };
 static const xgpu__tune_values stream_cpu[] = {
-    V(64, 4, 1), V(64, 1, 1), V(16, 4, 1), V(128, 4, 1), V(64, 8, 1),
-    V(32, 2, 1), V(8, 4, 1),  V(64, 2, 1), V(256, 1, 1), V(256, 4, 0),
+    V(64, 4, 1, 0), V(64, 1, 1, 0), V(16, 4, 1, 0), V(128, 4, 1, 0), V(64, 8, 1, 0),
+    V(32, 2, 1, 0), V(8, 4, 1, 0),  V(64, 2, 1, 0), V(256, 1, 1, 0), V(256, 4, 0, 1),
 };
 static const xgpu__tune_values stream_gpu[] = {
-    V(256, 8, 0),  V(256, 16, 0), V(512, 8, 0), V(1024, 4, 0), V(128, 16, 0),
-    V(256, 32, 0), V(512, 16, 0), V(256, 4, 0), V(1024, 8, 0),
+    V(256, 8, 0, 2),  V(256, 8, 0, 1),  V(256, 8, 0, 4),  V(512, 4, 0, 2), V(1024, 2, 0, 2),
+    V(128, 16, 0, 2), V(256, 16, 0, 1), V(256, 4, 0, 4),  V(256, 8, 0, 0), V(256, 16, 0, 0),
+    V(512, 8, 0, 0),  V(1024, 4, 0, 0), V(256, 32, 0, 0),
 };
 
 size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
@@ -350,10 +361,10 @@ size_t xgpu__tune_neighbours(xgpu__tune_kernel_id id, xgpu_dtype dtype,
     for (size_t f = 0; f < k->field_count; f++) {
         xgpu__tune_values up = *v, down = *v;
         bool flag = !strcmp(k->fields[f], "contig") || !strcmp(k->fields[f], "chunked");
-        up.v[f] = flag ? !v->v[f] : v->v[f] * 2;
+        up.v[f] = flag ? !v->v[f] : (v->v[f] ? v->v[f] * 2 : 1);
         down.v[f] = v->v[f] / 2;
         list[count++] = up;
-        if (!flag && down.v[f]) {
+        if (!flag && down.v[f] != v->v[f]) {
             list[count++] = down;
         }
     }

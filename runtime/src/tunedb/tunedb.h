@@ -41,6 +41,9 @@ typedef struct xgpu__tune_kernel {
     const char *const *fields;
     size_t field_count;
     const char *unit; /* of the rate: "GFLOP/s" or "GB/s" */
+    /* Fields from this one on were added later: text without them (an
+     * older database) parses with 0 there. */
+    size_t optional_from;
 } xgpu__tune_kernel;
 
 const xgpu__tune_kernel *xgpu__tune_kernel_get(xgpu__tune_kernel_id id);
