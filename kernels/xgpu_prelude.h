@@ -131,7 +131,8 @@ typedef half xgpu_f16;
 #define xgpu_vload16_i32(dst, p, i) XGPU__VLOAD16_4(dst, p, i, int4)
 #define xgpu_vload16_f64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, double2)
 #define xgpu_vload16_i64(dst, p, i) XGPU__VLOAD16_2(dst, p, i, long2)
-#define xgpu_vstore16_f32(p, i, src) vstore4((float4)((src)[0], (src)[1], (src)[2], (src)[3]), 0, (p) + (i))
+#define xgpu_vstore16_f32(p, i, src)                                                               \
+    vstore4((float4)((src)[0], (src)[1], (src)[2], (src)[3]), 0, (p) + (i))
 #define xgpu_vstore16_f64(p, i, src) vstore2((double2)((src)[0], (src)[1]), 0, (p) + (i))
 /* A pointer's address as a number (for alignment checks). */
 #define xgpu_address(p) ((xgpu_u64)(size_t)(p))
