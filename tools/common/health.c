@@ -197,19 +197,7 @@ static void *watch(void *arg) {
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&d->lock);
-    while (!d->stop) {
-        next.tv_nsec += GH_WATCH_NS;
-        if (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
-        int rc = 0;
-        while (!d->stop && rc != ETIMEDOUT) {
-            rc = pthread_cond_timedwait(&d->wake, &d->lock, &next);
-        }
-        if (d->stop) {
-            break;
-        }
+    while (gt_wait_tick(&d->wake, &d->lock, &next, GH_WATCH_NS, &d->stop)) {
         pthread_mutex_unlock(&d->lock);
         sample_load(d); /* the library call without the lock */
         pthread_mutex_lock(&d->lock);

@@ -225,24 +225,26 @@ static void keep(gt_device *d, const gt_sample *s) {
     d->taken++;
 }
 
+bool gt_wait_tick(pthread_cond_t *wake, pthread_mutex_t *lock, struct timespec *next,
+                  long interval_ns, const bool *stop) {
+    next->tv_nsec += interval_ns;
+    if (next->tv_nsec >= 1000000000L) {
+        next->tv_nsec -= 1000000000L;
+        next->tv_sec++;
+    }
+    int rc = 0;
+    while (!*stop && rc != ETIMEDOUT) {
+        rc = pthread_cond_timedwait(wake, lock, next);
+    }
+    return !*stop;
+}
+
 static void *sampler(void *arg) {
     gt_device *d = arg;
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&d->lock);
-    while (!d->stop) {
-        next.tv_nsec += GT_INTERVAL_NS;
-        if (next.tv_nsec >= 1000000000L) {
-            next.tv_nsec -= 1000000000L;
-            next.tv_sec++;
-        }
-        int rc = 0;
-        while (!d->stop && rc != ETIMEDOUT) {
-            rc = pthread_cond_timedwait(&d->wake, &d->lock, &next);
-        }
-        if (d->stop) {
-            break;
-        }
+    while (gt_wait_tick(&d->wake, &d->lock, &next, GT_INTERVAL_NS, &d->stop)) {
         pthread_mutex_unlock(&d->lock);
         gt_sample s;
         gt_sample_now(d, &s); /* the library call without the lock */

@@ -7,7 +7,10 @@
 
 #include "telemetry.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 typedef void (*gt_fn)(void); /* any function of a vendor library */
 /* A call of `fn` goes through the function's own type. */
@@ -53,5 +56,12 @@ void gt_rsmi_close(gt_lib *lib);
 
 /* The host CPU's mean current clock in MHz, NAN when Linux does not say. */
 double gt_host_cpu_mhz(void);
+
+/* A sampling thread's wait, `lock` held: advances `next` by interval_ns
+ * and waits on `wake` until then or until *stop. Returns whether to go
+ * on (false once *stop is set). Shared by the telemetry sampler and the
+ * health watch. */
+bool gt_wait_tick(pthread_cond_t *wake, pthread_mutex_t *lock, struct timespec *next,
+                  long interval_ns, const bool *stop);
 
 #endif
