@@ -622,16 +622,28 @@ XGPU_API xgpu_status xgpu_launch(xgpu_queue *queue, xgpu_kernel *kernel, const x
 typedef enum xgpu_dtype {
     XGPU_F32 = 1,
     XGPU_F64 = 2,
-    XGPU_F16 = 3, /* storage only: GEMM computes in fp32 */
+    XGPU_F16 = 3, /* IEEE binary16; GEMM multiplies it on matrix units where the
+                     device has them and always accumulates in fp32 */
     XGPU_I32 = 4,
     XGPU_I64 = 5,
-    XGPU_U64 = 6
+    XGPU_U64 = 6,
+    XGPU_BF16 = 7 /* bfloat16: fp32's sign and exponent, 7 stored significand bits;
+                     GEMM only (storage, fp32 accumulation). New after 0.6.0 */
 } xgpu_dtype;
 
 /* Bytes per element, 0 for a value not in the enum. */
 XGPU_API size_t xgpu_dtype_size(xgpu_dtype dtype);
-/* "f32", ... or "unknown". */
+/* "f32", "bf16", ... or "unknown". */
 XGPU_API const char *xgpu_dtype_name(xgpu_dtype dtype);
+
+/* The host's conversions, bit for bit the kernels' own: round to nearest,
+ * ties to even; a NaN stays a NaN (quieted, its sign kept); values beyond
+ * the type's range become infinities; subnormals are kept, not flushed.
+ * New after 0.6.0. */
+XGPU_API uint16_t xgpu_f32_to_bf16(float value);
+XGPU_API float xgpu_bf16_to_f32(uint16_t bits);
+XGPU_API uint16_t xgpu_f32_to_f16(float value);
+XGPU_API float xgpu_f16_to_f32(uint16_t bits);
 
 typedef enum xgpu_layout { XGPU_ROW_MAJOR = 0, XGPU_COL_MAJOR = 1 } xgpu_layout;
 typedef enum xgpu_transpose { XGPU_NO_TRANS = 0, XGPU_TRANS = 1 } xgpu_transpose;
@@ -668,6 +680,23 @@ typedef struct xgpu_gemm_params {
     uint32_t contiguous;
 } xgpu_gemm_params;
 #define XGPU_GEMM_GPU 2u
+/* XGPU_GEMM_FRAGMENTS (3): the matrix-fragment family, which runs f16,
+ * bf16 and tf32 GEMMs (on matrix units where the device has them: CUDA
+ * mma.sync on sm_80 and newer, AMD MFMA on gfx908/gfx90a/gfx94x; on the
+ * SIMT lanes elsewhere, with the same fragments). tile_m x tile_n is the
+ * group's tile, tile_k its K step (a multiple of 16; 8 for tf32);
+ * work_m x work_n is one warp's tile (multiples of the fragment's 16 x 8;
+ * 32 x 32 on MFMA), so a group has (tile_m / work_m) * (tile_n / work_n)
+ * warps of 32 work-items (64 on AMD); vector_width is elements per global
+ * load where aligned (1, 2, 4 or 8). New after 0.6.0. */
+#define XGPU_GEMM_FRAGMENTS 3u
+
+/* xgpu_gemm_desc.flags */
+/* fp32 GEMM may multiply in tf32 (fp32 range, 10 significand bits, inputs
+ * rounded to nearest) on matrix units, accumulating in fp32, where the
+ * device has them (CUDA sm_80 and newer); elsewhere it computes in fp32.
+ * Off by default. xgpu_gemm_choose says which ran. */
+#define XGPU_GEMM_ALLOW_TF32 1u
 
 /* C = alpha * op(A) * op(B) + beta * C with C m x n, op(A) m x k, op(B)
  * k x n. beta == 0 means C is not read (it may hold anything, NaN too);
@@ -679,17 +708,55 @@ typedef struct xgpu_gemm_params {
  * larger than its row; a shared element is XGPU_ERROR_INVALID_ARGUMENT.
  * (0.2.0 compared whole [offset, offset + rows * ld) spans and refused
  * the gap.) */
+/* Types: dtype is A's and B's element type; C is c_dtype (0: dtype).
+ * f32 x f32 -> f32, f64 x f64 -> f64 (where the device has fp64), and the
+ * mixed-precision GEMMs f16 x f16 -> f16 or f32, bf16 x bf16 -> bf16 or
+ * f32, which accumulate in fp32 and round C once (to nearest even). alpha
+ * and beta are applied in the accumulator's precision. Another pair is
+ * XGPU_ERROR_UNSUPPORTED naming the types and the device.
+ *
+ * Strided-batched GEMM (batch > 1): `batch` independent GEMMs of one
+ * shape, the i-th reading A at a.offset + i * stride_a, B at b.offset +
+ * i * stride_b and writing C at c.offset + i * stride_c (strides in
+ * elements). A and B may be shared (stride 0) or overlap between
+ * batches; no element of one batch's C may be another batch's C, A or B
+ * (XGPU_ERROR_INVALID_ARGUMENT), and every batch must fit its buffer and
+ * 32-bit indexing (XGPU_ERROR_INVALID_SIZE). batch 0 or 1 is one GEMM
+ * and the strides are ignored.
+ *
+ * The members after `params` are new after 0.6.0; zero keeps 0.6.0's
+ * behaviour. Code built against 0.6.0 must be rebuilt (the struct grew). */
 typedef struct xgpu_gemm_desc {
-    xgpu_dtype dtype; /* XGPU_F32, XGPU_F64 (where the device has fp64), XGPU_F16 */
+    xgpu_dtype dtype; /* of A and B: XGPU_F32, XGPU_F64, XGPU_F16, XGPU_BF16 */
     xgpu_layout layout;
     xgpu_transpose trans_a, trans_b;
     size_t m, n, k;
     double alpha, beta;
     xgpu_matrix a, b, c;
     const xgpu_gemm_params *params; /* NULL: the default for the device */
+    xgpu_dtype c_dtype;             /* 0: dtype; XGPU_F32 for f16/bf16 inputs */
+    uint32_t flags;                 /* XGPU_GEMM_ALLOW_TF32 */
+    size_t batch;                   /* 0 or 1: one GEMM */
+    size_t stride_a, stride_b, stride_c;
 } xgpu_gemm_desc;
 
 XGPU_API xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *desc, xgpu_event **event);
+
+/* What xgpu_gemm would run for `desc` on this queue's device. */
+typedef struct xgpu_gemm_choice {
+    const char *path;    /* "simt" (the SIMT kernels, fp32/fp64 arithmetic),
+                            "fragments" (the fragment kernel on SIMT lanes),
+                            "mma.sync" (CUDA tensor cores), "mfma" (AMD matrix cores) */
+    const char *compute; /* the multiply's input precision: "f32", "f64", "tf32",
+                            "f16" or "bf16"; accumulation is fp32 except for "f64" */
+    xgpu_gemm_params params;
+    char source[80]; /* where params came from, as xgpu_tune_choice.source says it */
+} xgpu_gemm_choice;
+
+/* Checks `desc` as xgpu_gemm does and fills *choice; enqueues nothing.
+ * New after 0.6.0. */
+XGPU_API xgpu_status xgpu_gemm_choose(xgpu_queue *queue, const xgpu_gemm_desc *desc,
+                                      xgpu_gemm_choice *choice);
 /* The built-in parameters for this device and dtype (the variable
  * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]"
  * overrides them). xgpu_gemm prefers a tuning database entry that fits the

@@ -111,8 +111,19 @@ static void library_routines_load_the_built_in_ptx(void **state) {
     expect_loaded(expected(xgpu__kernel_stream, opt));
 
     forget_records();
-    xgpu_gemm_desc g = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, 32,  32, 32, 1.0,
-                        0.0,      {x, 0, 32},     {x, 1024, 32}, {x, 2048, 32}, NULL};
+    xgpu_gemm_desc g = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = 32,
+                        .n = 32,
+                        .k = 32,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = {x, 0, 32},
+                        .b = {x, 1024, 32},
+                        .c = {x, 2048, 32},
+                        .params = NULL};
     assert_int_equal(xgpu_gemm(queue, &g, NULL), XGPU_SUCCESS);
     xgpu_device *dev;
     assert_int_equal(xgpu_context_get_device(ctx, &dev), XGPU_SUCCESS);

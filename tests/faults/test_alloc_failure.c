@@ -110,8 +110,19 @@ static int scenario(run *r, int churn) {
     xgpu_arg args[] = {xgpu_arg_buffer(x), xgpu_arg_buffer(y), xgpu_arg_f32(2.0f), xgpu_arg_u32(N)};
     STEP(r, "launch", xgpu_launch(q, k, &range, 4, args, NULL));
     STEP(r, "reduce", xgpu_reduce(q, XGPU_REDUCE_SUM, XGPU_F32, y, 0, N, out, 0, NULL));
-    xgpu_gemm_desc g = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, G,   G, G, 1.0,
-                        0.0,      {a, 0, G},      {b, 0, G},     {c, 0, G},     NULL};
+    xgpu_gemm_desc g = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = G,
+                        .n = G,
+                        .k = G,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = {a, 0, G},
+                        .b = {b, 0, G},
+                        .c = {c, 0, G},
+                        .params = NULL};
     STEP(r, "gemm", xgpu_gemm(q, &g, NULL));
     STEP(r, "record_event", xgpu_queue_record_event(q, &e2));
     double ms = 0;

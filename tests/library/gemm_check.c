@@ -140,19 +140,19 @@ static void gemm_on_device(const problem *p, const storage *z, matrices *h) {
     XT_OK(xgpu_buffer_write(xt.queue, da, 0, h->ra, z->na * elem, true, NULL));
     XT_OK(xgpu_buffer_write(xt.queue, db, 0, h->rb, z->nb * elem, true, NULL));
     XT_OK(xgpu_buffer_write(xt.queue, dc, 0, h->rc, z->nc * elem, true, NULL));
-    xgpu_gemm_desc d = {p->dtype,
-                        p->layout,
-                        p->ta,
-                        p->tb,
-                        p->m,
-                        p->n,
-                        p->k,
-                        p->alpha,
-                        p->beta,
-                        {da, p->offset, z->lda},
-                        {db, p->offset, z->ldb},
-                        {dc, p->offset, z->ldc},
-                        test_params};
+    xgpu_gemm_desc d = {.dtype = p->dtype,
+                        .layout = p->layout,
+                        .trans_a = p->ta,
+                        .trans_b = p->tb,
+                        .m = p->m,
+                        .n = p->n,
+                        .k = p->k,
+                        .alpha = p->alpha,
+                        .beta = p->beta,
+                        .a = {da, p->offset, z->lda},
+                        .b = {db, p->offset, z->ldb},
+                        .c = {dc, p->offset, z->ldc},
+                        .params = test_params};
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
     XT_OK(xgpu_buffer_read(xt.queue, dc, 0, h->out, z->nc * elem, true, NULL));
     XT_OK(xgpu_buffer_release(da));

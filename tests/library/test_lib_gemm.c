@@ -105,8 +105,19 @@ static void user_params_and_k_zero(void **state) {
     XT_OK(xgpu_buffer_write(xt.queue, a, 0, h, n * n * 4, true, NULL));
     XT_OK(xgpu_buffer_write(xt.queue, c, 0, h, n * n * 4, true, NULL));
     /* k == 0: C = beta * C, A and B not read. */
-    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, n,      n, 0, 1.0,
-                        2.0,      {a, 0, 1},      {a, 0, n},     {c, 0, n},     &params};
+    xgpu_gemm_desc d = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = n,
+                        .n = n,
+                        .k = 0,
+                        .alpha = 1.0,
+                        .beta = 2.0,
+                        .a = {a, 0, 1},
+                        .b = {a, 0, n},
+                        .c = {c, 0, n},
+                        .params = &params};
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
     XT_OK(xgpu_buffer_read(xt.queue, c, 0, out, n * n * 4, true, NULL));
     for (size_t i = 0; i < n * n; i++) {
@@ -119,8 +130,19 @@ static void user_params_and_k_zero(void **state) {
     uint32_t nan_bits = 0x7fc00000u;
     XT_OK(xgpu_buffer_fill(xt.queue, nan_ab, 0, n * n * 4, &nan_bits, 4, NULL));
     XT_OK(xgpu_buffer_write(xt.queue, c, 0, h, n * n * 4, true, NULL));
-    xgpu_gemm_desc z = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS,  XGPU_NO_TRANS, n,      n, n, 0.0,
-                        0.5,      {nan_ab, 0, n}, {nan_ab, 0, n}, {c, 0, n},     &params};
+    xgpu_gemm_desc z = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = n,
+                        .n = n,
+                        .k = n,
+                        .alpha = 0.0,
+                        .beta = 0.5,
+                        .a = {nan_ab, 0, n},
+                        .b = {nan_ab, 0, n},
+                        .c = {c, 0, n},
+                        .params = &params};
     XT_OK(xgpu_gemm(xt.queue, &z, NULL));
     XT_OK(xgpu_buffer_read(xt.queue, c, 0, out, n * n * 4, true, NULL));
     for (size_t i = 0; i < n * n; i++) {
@@ -209,8 +231,19 @@ static void bad_arguments_are_refused(void **state) {
     XT_OK(xgpu_buffer_create(xt.ctx, 64 * 64 * 4, &a));
     XT_OK(xgpu_buffer_create(xt.ctx, 64 * 64 * 4, &b));
     XT_OK(xgpu_buffer_create(xt.ctx, 16 * 16 * 4, &c));
-    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, 16,  16, 16, 1,
-                        0,        {a, 0, 16},     {b, 0, 16},    {c, 0, 16},    NULL};
+    xgpu_gemm_desc d = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = 16,
+                        .n = 16,
+                        .k = 16,
+                        .alpha = 1,
+                        .beta = 0,
+                        .a = {a, 0, 16},
+                        .b = {b, 0, 16},
+                        .c = {c, 0, 16},
+                        .params = NULL};
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
     d.a.ld = 15;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT,

@@ -182,8 +182,19 @@ static void gemm_tuned_is_right(void **state) {
     XT_OK(xgpu_buffer_write(xt.queue, bb, 0, b, k * n * 4, true, NULL));
     const unsigned char ff = 0xff; /* NaN: an element never written fails */
     XT_OK(xgpu_buffer_fill(xt.queue, bc, 0, m * n * 4, &ff, 1, NULL));
-    xgpu_gemm_desc d = {XGPU_F32, XGPU_ROW_MAJOR, XGPU_NO_TRANS, XGPU_NO_TRANS, m,   n, k, 1.0,
-                        0.0,      {ba, 0, k},     {bb, 0, n},    {bc, 0, n},    NULL};
+    xgpu_gemm_desc d = {.dtype = XGPU_F32,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = {ba, 0, k},
+                        .b = {bb, 0, n},
+                        .c = {bc, 0, n},
+                        .params = NULL};
     XT_OK(xgpu_gemm(xt.queue, &d, NULL));
     XT_OK(xgpu_buffer_read(xt.queue, bc, 0, out, m * n * 4, true, NULL));
     for (size_t i = 0; i < m; i++) {

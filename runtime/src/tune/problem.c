@@ -237,19 +237,19 @@ static xgpu_reduce_op op_of(xgpu__tune_kernel_id id) {
 xgpu_status xgpu__tune_problem_run(xgpu__tune_problem *p, const xgpu__tune_values *v) {
     if (p->id == XGPU__TK_GEMM) {
         xgpu_gemm_params params = xgpu__tune_to_gemm(v);
-        xgpu_gemm_desc d = {p->dtype,
-                            XGPU_ROW_MAJOR,
-                            XGPU_NO_TRANS,
-                            XGPU_NO_TRANS,
-                            p->n,
-                            p->n,
-                            p->n,
-                            1.0,
-                            0.0,
-                            {p->buf[0], 0, p->n},
-                            {p->buf[1], 0, p->n},
-                            {p->buf[2], 0, p->n},
-                            &params};
+        xgpu_gemm_desc d = {.dtype = p->dtype,
+                            .layout = XGPU_ROW_MAJOR,
+                            .trans_a = XGPU_NO_TRANS,
+                            .trans_b = XGPU_NO_TRANS,
+                            .m = p->n,
+                            .n = p->n,
+                            .k = p->n,
+                            .alpha = 1.0,
+                            .beta = 0.0,
+                            .a = {p->buf[0], 0, p->n},
+                            .b = {p->buf[1], 0, p->n},
+                            .c = {p->buf[2], 0, p->n},
+                            .params = &params};
         return xgpu_gemm(p->queue, &d, NULL);
     }
     if (p->id == XGPU__TK_STREAM) {

@@ -23,9 +23,19 @@ typedef struct gemm_case {
 
 static int run_xgpu(gb_env *env, void *arg) {
     gemm_case *g = arg;
-    xgpu_gemm_desc d = {
-        g->dtype, XGPU_ROW_MAJOR,  XGPU_NO_TRANS,   XGPU_NO_TRANS,   g->m, g->n, g->k, 1.0,
-        0.0,      {g->a, 0, g->k}, {g->b, 0, g->n}, {g->c, 0, g->n}, NULL};
+    xgpu_gemm_desc d = {.dtype = g->dtype,
+                        .layout = XGPU_ROW_MAJOR,
+                        .trans_a = XGPU_NO_TRANS,
+                        .trans_b = XGPU_NO_TRANS,
+                        .m = g->m,
+                        .n = g->n,
+                        .k = g->k,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = {g->a, 0, g->k},
+                        .b = {g->b, 0, g->n},
+                        .c = {g->c, 0, g->n},
+                        .params = NULL};
     return xgpu_gemm(env->queue, &d, NULL) == XGPU_SUCCESS ? 0 : -1;
 }
 
