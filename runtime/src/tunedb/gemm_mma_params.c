@@ -47,12 +47,14 @@ static uint32_t group_size(const xgpu_gemm_params *p, frag_shape s) {
 }
 
 /* Bytes of fixed-size local memory: two K steps of both tiles, plus the
- * fragments path's per-warp scratch for its emulated multiply. */
+ * fragments path's scratch for its emulated multiply (each warp's A and B
+ * fragments of one fragment K, as fp32). */
 static uint64_t local_bytes(const xgpu_gemm_params *p, xgpu_dtype in, const char *path,
                             frag_shape s) {
     uint64_t tiles = 2ull * (p->tile_m + p->tile_n) * (p->tile_k + pad_k(in)) * elem_size(in);
     uint64_t warps = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
-    uint64_t scratch = strcmp(path, "fragments") ? 0 : warps * (s.fm * s.fk + s.fk * s.fn) * 4;
+    uint64_t scratch =
+        strcmp(path, "fragments") ? 0 : warps * s.fk * ((uint64_t)p->work_m + p->work_n) * 4;
     return tiles + scratch;
 }
 
