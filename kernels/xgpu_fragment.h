@@ -240,6 +240,10 @@ XGPU__FRAG_FN void xgpu_frag_emu_mma(xgpu_frag_c *c, XGPU_LOCAL_PTR const float 
     for (xgpu_u32 i = 0; i < 4; i++) {
         const xgpu_u32 row = xgpu_frag_c_row(lane, i), col = xgpu_frag_c_col(lane, i);
         float sum = c->x[i];
+        /* Partly unrolled: AMD's compiler hoists every local read of a
+         * whole unrolled loop ahead of the arithmetic and runs out of
+         * registers. */
+#pragma unroll 4
         for (xgpu_u32 k = 0; k < kk; k++) {
             sum = fma(sa[row * kk + k], sb[col * kk + k], sum);
         }

@@ -86,13 +86,15 @@ const char *xgpu__gemm_mma_path(const xgpu_device_info *info, xgpu_dtype in, boo
 /* Built-in parameters: tile_m, tile_n, tile_k, work_m, work_n, vw. GPUs
  * with matrix units: 128 x 128 group tiles of 64 x 32 warp tiles (64 x 64
  * on MFMA's 64 lanes), 16-byte loads. GPUs without: 64 x 64 of 32 x 32.
+ * MFMA and the fragments path take K 16 at a time (tf32 8): with more,
+ * hipcc spills on AMD (tests/compile_matrix).
  * CPUs (pocl): 32 x 32 tiles of two warps, which keep its emulated
  * multiplies' barriers few. */
 static const xgpu_gemm_params mma16_gpu = {128, 128, 32, 64, 32, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params mma_tf32_gpu = {128, 128, 16, 64, 32, 4, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params mfma_gpu = {128, 128, 32, 64, 64, 8, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag16_gpu = {64, 64, 32, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag_tf32_gpu = {64, 64, 16, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params mfma_gpu = {128, 128, 16, 64, 64, 8, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag16_gpu = {64, 64, 16, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag_tf32_gpu = {64, 64, 8, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag16_cpu = {32, 32, 16, 32, 16, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag_tf32_cpu = {32, 32, 8, 32, 16, 4, XGPU_GEMM_FRAGMENTS};
 /* One warp, one fragment: for devices too small for the above. */
