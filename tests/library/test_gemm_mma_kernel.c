@@ -22,7 +22,12 @@ typedef struct mma_case {
     xgpu_dtype in, out; /* in XGPU_F32: tf32 */
     xgpu_gemm_params p;
     xgpu_kernel *kernel;
+    const char *path; /* NULL: "fragments" */
 } mma_case;
+
+static const char *path_of(const mma_case *c) {
+    return c->path ? c->path : "fragments";
+}
 
 typedef struct shape {
     uint32_t m, n, k, ta, tb, batch;
@@ -92,8 +97,8 @@ static bool aligned(uint32_t vw, uint32_t off, uint32_t ld, uint32_t stride, uin
 
 static void build(mma_case *c) {
     char opt[256];
-    xgpu__gemm_mma_options(c->in, c->out, "fragments", &c->p, opt, sizeof opt);
-    XT_OK(xgpu__gemm_mma_check_params(&c->p, &xt.info, c->in, "fragments", "test"));
+    xgpu__gemm_mma_options(c->in, c->out, path_of(c), &c->p, opt, sizeof opt);
+    XT_OK(xgpu__gemm_mma_check_params(&c->p, &xt.info, c->in, path_of(c), "test"));
     xgpu_program *prog = xt_build(xgpu__kernel_gemm_mma, opt);
     c->kernel = xt_kernel(prog, "xgpu_gemm_mma");
     XT_OK(xgpu_program_release(prog));
@@ -127,7 +132,8 @@ static void run(const mma_case *c, const shape *s) {
                        xgpu_arg_u32(ldc),      xgpu_arg_u32(sc),   xgpu_arg_u32(s->ta),
                        xgpu_arg_u32(s->tb),    xgpu_arg_u32(va),   xgpu_arg_u32(vb)};
     const xgpu_gemm_params *p = &c->p;
-    const size_t threads = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * 32;
+    const size_t lanes = strcmp(path_of(c), "mfma") ? 32 : 64;
+    const size_t threads = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * lanes;
     xgpu_range r = xgpu_range_3d((n + p->tile_n - 1) / p->tile_n, (m + p->tile_m - 1) / p->tile_m,
                                  batch, threads, 1, 1);
     XT_OK(xgpu_launch(xt.queue, c->kernel, &r, sizeof args / sizeof args[0], args, NULL));
@@ -186,26 +192,34 @@ static void run(const mma_case *c, const shape *s) {
     free(got);
     free(inside);
     if (bad) {
-        fail_msg("%s -> %s, params %u,%u,%u,%u,%u,%u: %ux%ux%u ta %u tb %u batch %u pad %u off %u "
-                 "alpha %g beta %g: %d wrong",
-                 tf32 ? "tf32" : xgpu_dtype_name(c->in), xgpu_dtype_name(c->out), p->tile_m,
-                 p->tile_n, p->tile_k, p->work_m, p->work_n, p->vector_width, m, n, k, s->ta, s->tb,
-                 batch, s->pad, s->off, (double)s->alpha, (double)s->beta, bad);
+        fail_msg(
+            "%s %s -> %s, params %u,%u,%u,%u,%u,%u: %ux%ux%u ta %u tb %u batch %u pad %u off %u "
+            "alpha %g beta %g: %d wrong",
+            path_of(c), tf32 ? "tf32" : xgpu_dtype_name(c->in), xgpu_dtype_name(c->out), p->tile_m,
+            p->tile_n, p->tile_k, p->work_m, p->work_n, p->vector_width, m, n, k, s->ta, s->tb,
+            batch, s->pad, s->off, (double)s->alpha, (double)s->beta, bad);
     }
 }
 
 static const xgpu_dtype ins[] = {XGPU_F16, XGPU_BF16, XGPU_F32};
 
 /* The cases of one input type: C in f32 and (16-bit inputs) in the
- * input type, on the one-fragment tile and the two-warp one. */
+ * input type, on the one-fragment tile and the two-warp one; on a device
+ * with matrix units (mma.sync, MFMA) also its path with its built-in
+ * parameters. */
 static size_t cases_of(xgpu_dtype in, mma_case *out) {
     size_t n = 0;
     const bool tf32 = in == XGPU_F32;
+    const char *unit = xgpu__gemm_mma_path(&xt.info, in, true);
     for (int o = 0; o < (tf32 ? 1 : 2); o++) {
         for (int w = 0; w < 2; w++) {
-            out[n++] =
-                (mma_case){in, o ? in : XGPU_F32,
-                           w ? (tf32 ? wide_tf32 : wide16) : (tf32 ? small_tf32 : small16), NULL};
+            out[n++] = (mma_case){in, o ? in : XGPU_F32,
+                                  w ? (tf32 ? wide_tf32 : wide16) : (tf32 ? small_tf32 : small16),
+                                  NULL, NULL};
+        }
+        if (unit && strcmp(unit, "fragments")) {
+            out[n] = (mma_case){in, o ? in : XGPU_F32, {0}, NULL, unit};
+            xgpu__gemm_mma_builtin(&xt.info, in, unit, &out[n++].p);
         }
     }
     return n;
@@ -259,7 +273,7 @@ static void batches_and_k0(const mma_case *c) {
 /* Each kernel built once: the edges, the batches and, on the
  * one-fragment tile, every edge size. */
 static void one_type(xgpu_dtype in) {
-    mma_case cs[4];
+    mma_case cs[6];
     size_t count = cases_of(in, cs);
     for (size_t ci = 0; ci < count; ci++) {
         mma_case *c = &cs[ci];
@@ -370,7 +384,7 @@ static void conversions(void **state) {
 static void tiny(void **state) {
     (void)state;
     for (size_t t = 0; t < 3; t++) {
-        mma_case cs[4];
+        mma_case cs[6];
         size_t count = cases_of(ins[t], cs);
         for (size_t ci = 0; ci < count; ci += 1) {
             mma_case *c = &cs[ci];
