@@ -128,8 +128,9 @@ static void tf32_flag(void **state) {
 static void choose_names(void **state) {
     (void)state;
     mbuffers bufs;
-    mcase c = base(XGPU_BF16, XGPU_F32, 4, 4, 4);
+    mcase c = base(XGPU_F32, XGPU_F32, 4, 4, 4); /* buffers for the widest type */
     xgpu_gemm_desc d = mcase_desc(&c, &bufs);
+    d.dtype = XGPU_BF16;
     xgpu_gemm_choice ch;
     const char *unit = device_path();
     XT_OK(xgpu_gemm_choose(xt.queue, &d, &ch));
@@ -185,8 +186,10 @@ static void explicit_params(void **state) {
     mcase_run(&c, &ch);
     assert_string_equal(ch.source, "desc->params");
     mbuffers bufs;
+    c.in = c.out = XGPU_F32; /* buffers for the widest type */
     c.params = &simt;
     xgpu_gemm_desc d = mcase_desc(&c, &bufs);
+    d.dtype = XGPU_BF16;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "fragment kernel only");
     d.dtype = XGPU_F32;
     d.c_dtype = 0;
