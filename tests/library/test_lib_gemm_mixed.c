@@ -185,6 +185,18 @@ static void explicit_params(void **state) {
     c.params = &frag;
     mcase_run(&c, &ch);
     assert_string_equal(ch.source, "desc->params");
+    /* The same through XGPU_GEMM_PARAMS, in the database's spelling. */
+    char env[160];
+    snprintf(env, sizeof env, "tm=%u,tn=%u,tk=%u,wm=%u,wn=%u,vw=%u,contig=%u", frag.tile_m,
+             frag.tile_n, frag.tile_k, frag.work_m, frag.work_n, frag.vector_width,
+             frag.contiguous);
+    assert_int_equal(setenv("XGPU_GEMM_PARAMS", env, 1), 0);
+    c.params = NULL;
+    c.out = XGPU_F32;
+    mcase_run(&c, &ch);
+    assert_string_equal(ch.source, "XGPU_GEMM_PARAMS");
+    assert_int_equal(ch.params.tile_m, frag.tile_m);
+    unsetenv("XGPU_GEMM_PARAMS");
     mbuffers bufs;
     c.in = c.out = XGPU_F32; /* buffers for the widest type */
     c.params = &simt;

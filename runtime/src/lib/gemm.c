@@ -136,9 +136,10 @@ static xgpu_status launch_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d,
                           event);
 }
 
-/* The checks and the plan both calls share; *skip for m or n == 0. */
+/* The checks and the plan both calls share; *skip for m or n == 0, which
+ * computes nothing (as in BLAS) and makes a plan only for `choose`. */
 static xgpu_status prepare(const char *func, xgpu_queue *queue, const xgpu_gemm_desc *d,
-                           xgpu__gemm_problem *g, xgpu__gemm_plan *plan, bool *skip) {
+                           bool choose, xgpu__gemm_problem *g, xgpu__gemm_plan *plan, bool *skip) {
     *skip = false;
     XGPU__CHECK_OR_RETURN(queue, XGPU__MAGIC_QUEUE, func, "queue");
     if (!d) {
@@ -150,7 +151,10 @@ static xgpu_status prepare(const char *func, xgpu_queue *queue, const xgpu_gemm_
     }
     *g = xgpu__gemm_canonical(d);
     if (d->m == 0 || d->n == 0) {
-        *skip = true; /* nothing to compute, as in BLAS; the plan still says what would run */
+        *skip = true;
+        if (!choose) {
+            return XGPU_SUCCESS;
+        }
     } else {
         st = xgpu__gemm_check_operands(func, queue, d, g);
     }
@@ -164,7 +168,7 @@ xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_event **e
     xgpu__gemm_problem g;
     xgpu__gemm_plan plan;
     bool skip = false;
-    xgpu_status st = prepare(__func__, queue, d, &g, &plan, &skip);
+    xgpu_status st = prepare(__func__, queue, d, false, &g, &plan, &skip);
     if (st != XGPU_SUCCESS || skip) {
         return st;
     }
@@ -179,7 +183,7 @@ xgpu_status xgpu_gemm_choose(xgpu_queue *queue, const xgpu_gemm_desc *d, xgpu_ge
     xgpu__gemm_problem g;
     xgpu__gemm_plan plan;
     bool skip = false;
-    xgpu_status st = prepare(__func__, queue, d, &g, &plan, &skip);
+    xgpu_status st = prepare(__func__, queue, d, true, &g, &plan, &skip);
     if (st != XGPU_SUCCESS) {
         return st;
     }
