@@ -18,7 +18,7 @@
  * A's element (row r, k) at tile[r * ld + k], B's (k, col n) at
  * tile[n * ld + k]. The multiply is mma.sync on CUDA sm_80 and newer
  * (xgpu_mma_*, XGPU_HAS_MMA_SYNC) and an emulation on any device
- * (xgpu_mma_emu_*) with the same per-lane layout: each lane writes its
+ * (xgpu_frag_emu_*, xgpu_mma_emu_*) with the same per-lane layout: each lane writes its
  * registers where the layout says into the warp's local scratch, the group
  * synchronises, and each lane computes its own C elements from it. Every
  * work-item of the group must call the emulation, the same number of
@@ -27,10 +27,14 @@
 #ifndef XGPU_FRAGMENT
 #define XGPU_FRAGMENT 1
 
+/* Inline functions that draw no unused-function warning from NVRTC in
+ * programs that use none of them. */
 #if defined(XGPU_DIALECT_OPENCL)
+#define XGPU__FRAG_FN static inline
 #define xgpu__f32_bits(f) as_uint(f)
 #define xgpu__bits_f32(u) as_float(u)
 #else
+#define XGPU__FRAG_FN __device__ __forceinline__
 #define xgpu__f32_bits(f) __float_as_uint(f)
 #define xgpu__bits_f32(u) __uint_as_float(u)
 #endif
@@ -40,11 +44,11 @@
  * quieted; subnormals kept) ---- */
 typedef xgpu_u16 xgpu_bf16;
 
-XGPU_DEVICE_FN float xgpu_bf16_to_f32(xgpu_u16 bits) {
+XGPU__FRAG_FN float xgpu_bf16_to_f32(xgpu_u16 bits) {
     return xgpu__bits_f32((xgpu_u32)bits << 16);
 }
 
-XGPU_DEVICE_FN xgpu_u16 xgpu_f32_to_bf16(float value) {
+XGPU__FRAG_FN xgpu_u16 xgpu_f32_to_bf16(float value) {
     xgpu_u32 x = xgpu__f32_bits(value);
     if ((x & 0x7fffffffu) > 0x7f800000u) {
         return (xgpu_u16)((x >> 16) | 0x0040u);
@@ -54,27 +58,20 @@ XGPU_DEVICE_FN xgpu_u16 xgpu_f32_to_bf16(float value) {
 }
 
 /* IEEE binary16 as bits, for code that stores f16 as xgpu_u16. */
-XGPU_DEVICE_FN float xgpu_f16_to_f32(xgpu_u16 bits) {
-    xgpu_u32 sign = (xgpu_u32)(bits & 0x8000u) << 16;
-    xgpu_u32 exp = ((xgpu_u32)bits >> 10) & 0x1fu, mant = bits & 0x3ffu;
-    if (exp == 0x1fu) {
-        return xgpu__bits_f32(sign | 0x7f800000u | (mant << 13));
+XGPU__FRAG_FN float xgpu_f16_to_f32(xgpu_u16 bits) {
+    const xgpu_u32 h = bits, sign = (h & 0x8000u) << 16, em = h & 0x7fffu;
+    if (em >= 0x7c00u) { /* infinity, NaN (payload kept) */
+        return xgpu__bits_f32(sign | 0x7f800000u | ((em & 0x3ffu) << 13));
     }
-    if (exp == 0) { /* mant * 2^-24, exact in fp32 */
-        if (mant == 0) {
-            return xgpu__bits_f32(sign);
-        }
-        xgpu_u32 e = 113u; /* normalise: the leading bit to position 10 */
-        while (!(mant & 0x400u)) {
-            mant <<= 1;
-            e--;
-        }
-        return xgpu__bits_f32(sign | (e << 23) | ((mant & 0x3ffu) << 13));
+    if (em >= 0x0400u) { /* normal: the exponent rebiased 15 -> 127 */
+        return xgpu__bits_f32(sign | ((em + 0x1c000u) << 13));
     }
-    return xgpu__bits_f32(sign | ((exp + 112u) << 23) | (mant << 13));
+    /* Zero or subnormal: em * 2^-24, exact in fp32 and itself normal. */
+    const float v = (float)em * 5.9604644775390625e-8f;
+    return sign ? -v : v;
 }
 
-XGPU_DEVICE_FN xgpu_u16 xgpu_f32_to_f16(float value) {
+XGPU__FRAG_FN xgpu_u16 xgpu_f32_to_f16(float value) {
     xgpu_u32 x = xgpu__f32_bits(value);
     xgpu_u32 sign = (x >> 16) & 0x8000u, abs = x & 0x7fffffffu;
     if (abs > 0x7f800000u) {
@@ -101,7 +98,7 @@ XGPU_DEVICE_FN xgpu_u16 xgpu_f32_to_f16(float value) {
 
 /* fp32 rounded to tf32 (10 stored significand bits) as cvt.rna.tf32.f32
  * does: to nearest, ties away from zero; NaN and infinities kept. */
-XGPU_DEVICE_FN float xgpu_f32_to_tf32(float value) {
+XGPU__FRAG_FN float xgpu_f32_to_tf32(float value) {
     xgpu_u32 x = xgpu__f32_bits(value);
     if ((x & 0x7f800000u) == 0x7f800000u) {
         return value;
@@ -121,14 +118,14 @@ typedef struct xgpu_frag_c {
 } xgpu_frag_c;
 
 /* Where c[i] lies in the 16 x 8 tile. */
-XGPU_DEVICE_FN xgpu_u32 xgpu_frag_c_row(xgpu_u32 lane, xgpu_u32 i) {
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_c_row(xgpu_u32 lane, xgpu_u32 i) {
     return (lane >> 2) + 8u * (i >> 1);
 }
-XGPU_DEVICE_FN xgpu_u32 xgpu_frag_c_col(xgpu_u32 lane, xgpu_u32 i) {
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_c_col(xgpu_u32 lane, xgpu_u32 i) {
     return 2u * (lane & 3u) + (i & 1u);
 }
 
-XGPU_DEVICE_FN void xgpu_frag_c_zero(xgpu_frag_c *c) {
+XGPU__FRAG_FN void xgpu_frag_c_zero(xgpu_frag_c *c) {
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         c->x[i] = 0.0f;
@@ -136,8 +133,8 @@ XGPU_DEVICE_FN void xgpu_frag_c_zero(xgpu_frag_c *c) {
 }
 
 /* 16-bit A (16 x 16) and B (16 x 8) by per-lane loads. */
-XGPU_DEVICE_FN void xgpu_frag_load_a16(xgpu_frag_a *a, XGPU_LOCAL_PTR const xgpu_u16 *tile,
-                                       xgpu_u32 ld, xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_load_a16(xgpu_frag_a *a, XGPU_LOCAL_PTR const xgpu_u16 *tile,
+                                      xgpu_u32 ld, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 r = 0; r < 4; r++) { /* register r holds a[2r], a[2r + 1] */
@@ -145,8 +142,8 @@ XGPU_DEVICE_FN void xgpu_frag_load_a16(xgpu_frag_a *a, XGPU_LOCAL_PTR const xgpu
         a->x[r] = (xgpu_u32)tile[row * ld + k] | ((xgpu_u32)tile[row * ld + k + 1u] << 16);
     }
 }
-XGPU_DEVICE_FN void xgpu_frag_load_b16(xgpu_frag_b *b, XGPU_LOCAL_PTR const xgpu_u16 *tile,
-                                       xgpu_u32 ld, xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_load_b16(xgpu_frag_b *b, XGPU_LOCAL_PTR const xgpu_u16 *tile,
+                                      xgpu_u32 ld, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 r = 0; r < 2; r++) {
@@ -155,7 +152,7 @@ XGPU_DEVICE_FN void xgpu_frag_load_b16(xgpu_frag_b *b, XGPU_LOCAL_PTR const xgpu
     }
 }
 /* tf32 A (16 x 8) and B (8 x 8) from fp32 tiles, rounded as they load. */
-XGPU_DEVICE_FN xgpu_u32 xgpu__tf32_bits(float v) {
+XGPU__FRAG_FN xgpu_u32 xgpu__tf32_bits(float v) {
 #if defined(XGPU_DIALECT_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     xgpu_u32 r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
@@ -164,16 +161,16 @@ XGPU_DEVICE_FN xgpu_u32 xgpu__tf32_bits(float v) {
     return xgpu__f32_bits(xgpu_f32_to_tf32(v));
 #endif
 }
-XGPU_DEVICE_FN void xgpu_frag_load_a_tf32(xgpu_frag_a *a, XGPU_LOCAL_PTR const float *tile,
-                                          xgpu_u32 ld, xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_load_a_tf32(xgpu_frag_a *a, XGPU_LOCAL_PTR const float *tile,
+                                         xgpu_u32 ld, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 4; i++) {
         a->x[i] = xgpu__tf32_bits(tile[(g + 8u * (i & 1u)) * ld + t + 4u * (i >> 1)]);
     }
 }
-XGPU_DEVICE_FN void xgpu_frag_load_b_tf32(xgpu_frag_b *b, XGPU_LOCAL_PTR const float *tile,
-                                          xgpu_u32 ld, xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_load_b_tf32(xgpu_frag_b *b, XGPU_LOCAL_PTR const float *tile,
+                                         xgpu_u32 ld, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 2; i++) {
@@ -181,65 +178,96 @@ XGPU_DEVICE_FN void xgpu_frag_load_b_tf32(xgpu_frag_b *b, XGPU_LOCAL_PTR const f
     }
 }
 
-/* ---- the emulated multiply: c += a * b through `scratch`, the calling
- * warp's XGPU_FRAG_SCRATCH floats of local memory ---- */
-#define XGPU_FRAG_SCRATCH (16 * 16 + 8 * 16)
+/* ---- the emulated multiply, in three steps so that a warp tile of
+ * fragments costs two barriers per K step, not two per multiply:
+ *   xgpu_frag_emu_put_a/_b   each lane writes its registers where the
+ *                            layout says, into the fragment's slot of the
+ *                            warp's local scratch (XGPU_FRAG_EMU_A/_B
+ *                            floats each, the values converted to fp32);
+ *   xgpu_barrier()           (the whole group, uniformly);
+ *   xgpu_frag_emu_mma        c += a * b from two slots, each lane its own
+ *                            C elements;
+ *   xgpu_barrier()           before the slots are written again.
+ * kk is the fragment's K: 16 (f16, bf16) or 8 (tf32). A slot holds A as
+ * [16][kk] and B as [8][kk], k contiguous. xgpu_mma_emu_* do all four for
+ * one fragment. ---- */
+#define XGPU_FRAG_EMU_A (16 * 16)
+#define XGPU_FRAG_EMU_B (8 * 16)
 
-XGPU_DEVICE_FN float xgpu__half_bits_f32(xgpu_u32 bits, int bf16) {
+XGPU__FRAG_FN float xgpu__half_bits_f32(xgpu_u32 bits, int bf16) {
     return bf16 ? xgpu_bf16_to_f32((xgpu_u16)bits) : xgpu_f16_to_f32((xgpu_u16)bits);
 }
 
-/* scratch: A as [16][kk] then B as [8][kk] (k contiguous); kk 16 or 8.
- * The first barrier publishes every lane's registers; the second keeps the
- * next call's writes off elements other lanes still read. */
-XGPU_DEVICE_FN void xgpu__mma_emu_product(xgpu_frag_c *c, XGPU_LOCAL_PTR float *scratch,
-                                          xgpu_u32 kk, xgpu_u32 lane) {
-    xgpu_barrier();
-    XGPU_LOCAL_PTR const float *sb = scratch + 16u * kk;
-#pragma unroll
-    for (xgpu_u32 i = 0; i < 4; i++) {
-        const xgpu_u32 row = xgpu_frag_c_row(lane, i), col = xgpu_frag_c_col(lane, i);
-        float sum = c->x[i];
-#pragma unroll
-        for (xgpu_u32 k = 0; k < kk; k++) {
-            sum = fma(scratch[row * kk + k], sb[col * kk + k], sum);
-        }
-        c->x[i] = sum;
-    }
-    xgpu_barrier();
-}
-
-/* m16n8k16 with f16 (bf16 = 0) or bf16 (bf16 = 1) inputs. */
-XGPU_DEVICE_FN void xgpu_mma_emu_m16n8k16(xgpu_frag_c *c, const xgpu_frag_a *a,
-                                          const xgpu_frag_b *b, int bf16,
-                                          XGPU_LOCAL_PTR float *scratch, xgpu_u32 lane) {
+/* 16-bit values: f16 (bf16 = 0) or bf16 (bf16 = 1). */
+XGPU__FRAG_FN void xgpu_frag_emu_put_a16(XGPU_LOCAL_PTR float *slot, const xgpu_frag_a *a, int bf16,
+                                         xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 8; i++) {
         const xgpu_u32 row = g + 8u * ((i >> 1) & 1u), k = 2u * t + (i & 1u) + 8u * (i >> 2);
-        scratch[row * 16u + k] = xgpu__half_bits_f32((a->x[i >> 1] >> (16u * (i & 1u))), bf16);
+        slot[row * 16u + k] = xgpu__half_bits_f32((a->x[i >> 1] >> (16u * (i & 1u))), bf16);
     }
-#pragma unroll
-    for (xgpu_u32 i = 0; i < 4; i++) {
-        const xgpu_u32 k = 2u * t + (i & 1u) + 8u * (i >> 1);
-        scratch[256u + g * 16u + k] = xgpu__half_bits_f32((b->x[i >> 1] >> (16u * (i & 1u))), bf16);
-    }
-    xgpu__mma_emu_product(c, scratch, 16u, lane);
 }
-
-XGPU_DEVICE_FN void xgpu_mma_emu_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a *a,
-                                              const xgpu_frag_b *b, XGPU_LOCAL_PTR float *scratch,
-                                              xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_emu_put_b16(XGPU_LOCAL_PTR float *slot, const xgpu_frag_b *b, int bf16,
+                                         xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 4; i++) {
-        scratch[(g + 8u * (i & 1u)) * 8u + t + 4u * (i >> 1)] = xgpu__bits_f32(a->x[i]);
+        const xgpu_u32 k = 2u * t + (i & 1u) + 8u * (i >> 1);
+        slot[g * 16u + k] = xgpu__half_bits_f32((b->x[i >> 1] >> (16u * (i & 1u))), bf16);
     }
+}
+XGPU__FRAG_FN void xgpu_frag_emu_put_a_tf32(XGPU_LOCAL_PTR float *slot, const xgpu_frag_a *a,
+                                            xgpu_u32 lane) {
+    const xgpu_u32 g = lane >> 2, t = lane & 3u;
+#pragma unroll
+    for (xgpu_u32 i = 0; i < 4; i++) {
+        slot[(g + 8u * (i & 1u)) * 8u + t + 4u * (i >> 1)] = xgpu__bits_f32(a->x[i]);
+    }
+}
+XGPU__FRAG_FN void xgpu_frag_emu_put_b_tf32(XGPU_LOCAL_PTR float *slot, const xgpu_frag_b *b,
+                                            xgpu_u32 lane) {
+    const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 2; i++) {
-        scratch[128u + g * 8u + t + 4u * i] = xgpu__bits_f32(b->x[i]);
+        slot[g * 8u + t + 4u * i] = xgpu__bits_f32(b->x[i]);
     }
-    xgpu__mma_emu_product(c, scratch, 8u, lane);
+}
+
+XGPU__FRAG_FN void xgpu_frag_emu_mma(xgpu_frag_c *c, XGPU_LOCAL_PTR const float *sa,
+                                     XGPU_LOCAL_PTR const float *sb, xgpu_u32 kk, xgpu_u32 lane) {
+#pragma unroll
+    for (xgpu_u32 i = 0; i < 4; i++) {
+        const xgpu_u32 row = xgpu_frag_c_row(lane, i), col = xgpu_frag_c_col(lane, i);
+        float sum = c->x[i];
+        /* Partly unrolled: AMD's compiler hoists every local read of a
+         * whole unrolled loop ahead of the arithmetic and runs out of
+         * registers. */
+#pragma unroll 4
+        for (xgpu_u32 k = 0; k < kk; k++) {
+            sum = fma(sa[row * kk + k], sb[col * kk + k], sum);
+        }
+        c->x[i] = sum;
+    }
+}
+
+/* One fragment: scratch holds XGPU_FRAG_EMU_A + XGPU_FRAG_EMU_B floats. */
+XGPU__FRAG_FN void xgpu_mma_emu_m16n8k16(xgpu_frag_c *c, const xgpu_frag_a *a, const xgpu_frag_b *b,
+                                         int bf16, XGPU_LOCAL_PTR float *scratch, xgpu_u32 lane) {
+    xgpu_frag_emu_put_a16(scratch, a, bf16, lane);
+    xgpu_frag_emu_put_b16(scratch + XGPU_FRAG_EMU_A, b, bf16, lane);
+    xgpu_barrier();
+    xgpu_frag_emu_mma(c, scratch, scratch + XGPU_FRAG_EMU_A, 16u, lane);
+    xgpu_barrier();
+}
+XGPU__FRAG_FN void xgpu_mma_emu_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a *a,
+                                             const xgpu_frag_b *b, XGPU_LOCAL_PTR float *scratch,
+                                             xgpu_u32 lane) {
+    xgpu_frag_emu_put_a_tf32(scratch, a, lane);
+    xgpu_frag_emu_put_b_tf32(scratch + XGPU_FRAG_EMU_A, b, lane);
+    xgpu_barrier();
+    xgpu_frag_emu_mma(c, scratch, scratch + XGPU_FRAG_EMU_A, 8u, lane);
+    xgpu_barrier();
 }
 
 /* ---- CUDA sm_80 and newer: the tensor cores ---- */
@@ -251,31 +279,31 @@ XGPU_DEVICE_FN void xgpu_mma_emu_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a 
                  : "+f"((c)->x[0]), "+f"((c)->x[1]), "+f"((c)->x[2]), "+f"((c)->x[3])              \
                  : "r"((a)->x[0]), "r"((a)->x[1]), "r"((a)->x[2]), "r"((a)->x[3]), "r"((b)->x[0]), \
                    "r"((b)->x[1]))
-XGPU_DEVICE_FN void xgpu_mma_m16n8k16_f16(xgpu_frag_c *c, const xgpu_frag_a *a,
-                                          const xgpu_frag_b *b) {
+XGPU__FRAG_FN void xgpu_mma_m16n8k16_f16(xgpu_frag_c *c, const xgpu_frag_a *a,
+                                         const xgpu_frag_b *b) {
     XGPU__MMA_ASM("m16n8k16.row.col.f32.f16.f16.f32", c, a, b);
 }
-XGPU_DEVICE_FN void xgpu_mma_m16n8k16_bf16(xgpu_frag_c *c, const xgpu_frag_a *a,
-                                           const xgpu_frag_b *b) {
+XGPU__FRAG_FN void xgpu_mma_m16n8k16_bf16(xgpu_frag_c *c, const xgpu_frag_a *a,
+                                          const xgpu_frag_b *b) {
     XGPU__MMA_ASM("m16n8k16.row.col.f32.bf16.bf16.f32", c, a, b);
 }
-XGPU_DEVICE_FN void xgpu_mma_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a *a,
-                                          const xgpu_frag_b *b) {
+XGPU__FRAG_FN void xgpu_mma_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a *a,
+                                         const xgpu_frag_b *b) {
     XGPU__MMA_ASM("m16n8k8.row.col.f32.tf32.tf32.f32", c, a, b);
 }
 /* ldmatrix: the same fragments as xgpu_frag_load_a16/_b16, one
  * instruction; rows 16-byte aligned (ld and the tile's start multiples of
  * 8 halves). */
-XGPU_DEVICE_FN void xgpu_frag_ldmatrix_a16(xgpu_frag_a *a, const xgpu_u16 *tile, xgpu_u32 ld,
-                                           xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_ldmatrix_a16(xgpu_frag_a *a, const xgpu_u16 *tile, xgpu_u32 ld,
+                                          xgpu_u32 lane) {
     const xgpu_u16 *p = tile + (lane & 15u) * ld + 8u * (lane >> 4);
     const unsigned s = (unsigned)__cvta_generic_to_shared(p);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                  : "=r"(a->x[0]), "=r"(a->x[1]), "=r"(a->x[2]), "=r"(a->x[3])
                  : "r"(s));
 }
-XGPU_DEVICE_FN void xgpu_frag_ldmatrix_b16(xgpu_frag_b *b, const xgpu_u16 *tile, xgpu_u32 ld,
-                                           xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_ldmatrix_b16(xgpu_frag_b *b, const xgpu_u16 *tile, xgpu_u32 ld,
+                                          xgpu_u32 lane) {
     const xgpu_u16 *p = tile + (lane & 7u) * ld + 8u * ((lane >> 3) & 1u);
     const unsigned s = (unsigned)__cvta_generic_to_shared(p);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
@@ -309,20 +337,20 @@ typedef struct xgpu_frag_mfma_ab {
 typedef struct xgpu_frag_mfma_c {
     xgpu__f32x16 x;
 } xgpu_frag_mfma_c;
-XGPU_DEVICE_FN xgpu_u32 xgpu_frag_mfma_c_row(xgpu_u32 lane, xgpu_u32 r) {
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_row(xgpu_u32 lane, xgpu_u32 r) {
     return 8u * (r >> 2) + 4u * (lane >> 5) + (r & 3u);
 }
-XGPU_DEVICE_FN xgpu_u32 xgpu_frag_mfma_c_col(xgpu_u32 lane, xgpu_u32 r) {
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_col(xgpu_u32 lane, xgpu_u32 r) {
     (void)r;
     return lane & 31u;
 }
-XGPU_DEVICE_FN void xgpu_frag_mfma_c_zero(xgpu_frag_mfma_c *c) {
+XGPU__FRAG_FN void xgpu_frag_mfma_c_zero(xgpu_frag_mfma_c *c) {
     c->x = (xgpu__f32x16)(0.0f);
 }
 /* A (row lane % 32) and B (col lane % 32) alike: four k-consecutive
  * values from a tile whose rows run along K. */
-XGPU_DEVICE_FN void xgpu_frag_mfma_load(xgpu_frag_mfma_ab *f, const xgpu_u16 *tile, xgpu_u32 ld,
-                                        xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_mfma_load(xgpu_frag_mfma_ab *f, const xgpu_u16 *tile, xgpu_u32 ld,
+                                       xgpu_u32 lane) {
     const xgpu_u16 *p = tile + (lane & 31u) * ld + 4u * (lane >> 5);
     xgpu__i16x4 v;
     v.x = (short)p[0];
@@ -331,14 +359,14 @@ XGPU_DEVICE_FN void xgpu_frag_mfma_load(xgpu_frag_mfma_ab *f, const xgpu_u16 *ti
     v.w = (short)p[3];
     f->x = v;
 }
-XGPU_DEVICE_FN void xgpu_mfma_32x32x8_f16(xgpu_frag_mfma_c *c, const xgpu_frag_mfma_ab *a,
-                                          const xgpu_frag_mfma_ab *b) {
+XGPU__FRAG_FN void xgpu_mfma_32x32x8_f16(xgpu_frag_mfma_c *c, const xgpu_frag_mfma_ab *a,
+                                         const xgpu_frag_mfma_ab *b) {
     c->x =
         __builtin_amdgcn_mfma_f32_32x32x8f16((xgpu__f16x4)a->x, (xgpu__f16x4)b->x, c->x, 0, 0, 0);
 }
 #if XGPU_HAS_MFMA_BF16
-XGPU_DEVICE_FN void xgpu_mfma_32x32x8_bf16(xgpu_frag_mfma_c *c, const xgpu_frag_mfma_ab *a,
-                                           const xgpu_frag_mfma_ab *b) {
+XGPU__FRAG_FN void xgpu_mfma_32x32x8_bf16(xgpu_frag_mfma_c *c, const xgpu_frag_mfma_ab *a,
+                                          const xgpu_frag_mfma_ab *b) {
     c->x = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a->x, b->x, c->x, 0, 0, 0);
 }
 #endif

@@ -1,9 +1,8 @@
 /* xgpu_ptx_embed OUT.c [--none]: compiles every library kernel variant the
  * routines build on a GPU to PTX for the oldest arch the build machine's
- * NVRTC targets, and writes the table the CUDA plugin carries
- * (cu__embedded_table, embedded.h). Without NVRTC, or with --none, the
- * table is empty and says why. A variant that does not compile fails the
- * build. */
+ * NVRTC targets (a variant's own oldest arch where it needs a newer one), and writes the table the
+ * CUDA plugin carries (cu__embedded_table, embedded.h). Without NVRTC, or with --none, the table is
+ * empty and says why. A variant that does not compile fails the build. */
 #include "cuda_internal.h"
 #include "embedded.h"
 #include "core_int.h"
@@ -33,22 +32,32 @@ int main(int argc, char **argv) {
         static char keys[64][65];
         size_t bytes = 0;
         int rc = n > 64;
+        size_t m = 0;
         for (size_t i = 0; i < n && !rc; i++) {
+            /* A variant for newer GPUs only (mma.sync) is PTX for its own
+             * oldest arch, which the driver loads on those GPUs alone. */
+            int arch = v[i].cuda_arch > target ? v[i].cuda_arch : target;
+            char sm[16];
+            snprintf(sm, sizeof sm, "sm_%d", arch);
+            if (!xgpu__lib_variant_builds_for(&v[i], "cuda", sm)) {
+                continue;
+            }
             char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, v[i].source);
             char *log = NULL;
             cu_binary bin;
-            if (!full || cu__compile_for(&nvrtc, full, v[i].options, target, true, &bin, &log)) {
+            if (!full || cu__compile_for(&nvrtc, full, v[i].options, arch, true, &bin, &log)) {
                 fprintf(stderr, "xgpu_ptx_embed: %s %s: %s\n%s\n", v[i].name, v[i].options,
                         full ? xgpu_last_error()->message : "out of memory", log ? log : "");
                 rc = 1;
             } else {
-                xgpu__embedded_key(full, v[i].options, keys[i]);
+                xgpu__embedded_key(full, v[i].options, keys[m]);
                 size_t size = bin.size; /* NVRTC counts PTX's NUL: the table does not */
                 while (size && bin.data[size - 1] == '\0') {
                     size--;
                 }
-                entries[i] = (xgpu_embedded){keys[i], v[i].name, v[i].options,
+                entries[m] = (xgpu_embedded){keys[m], v[i].name, v[i].options,
                                              (const unsigned char *)bin.data, size};
+                m++;
                 bytes += size;
             }
             free(log);
@@ -57,10 +66,11 @@ int main(int argc, char **argv) {
         if (rc) {
             return 1;
         }
-        snprintf(about, sizeof about, "PTX for compute_%d from NVRTC %d.%d", target, nvrtc.major,
-                 nvrtc.minor);
-        printf("xgpu_ptx_embed: %zu library kernels, %zu bytes of %s\n", n, bytes, about);
-        return xgpu__embedded_write(argv[1], "cu__embedded_table", entries, n, about) ? 1 : 0;
+        snprintf(about, sizeof about,
+                 "PTX for compute_%d (compute_80 for mma.sync) from NVRTC %d.%d", target,
+                 nvrtc.major, nvrtc.minor);
+        printf("xgpu_ptx_embed: %zu library kernels, %zu bytes of %s\n", m, bytes, about);
+        return xgpu__embedded_write(argv[1], "cu__embedded_table", entries, m, about) ? 1 : 0;
     }
     printf("xgpu_ptx_embed: %s\n", about);
     return xgpu__embedded_write(argv[1], "cu__embedded_table", NULL, 0, about) ? 1 : 0;

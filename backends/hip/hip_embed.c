@@ -1,7 +1,8 @@
 /* xgpu_hip_embed OUT.c HIPCC|--none: compiles every library kernel variant
  * the routines build on a GPU offline with hipcc, for each architecture
- * below, into one code object bundle per variant (the HIP runtime picks
- * the device's code object out of it), and writes the table the HIP
+ * below (those a variant builds for: MFMA ones on gfx908/gfx90a only),
+ * into one code object bundle per variant (the HIP runtime picks the
+ * device's code object out of it), and writes the table the HIP
  * plugin carries (hip__embedded_table, embedded.h). With --none the table
  * is empty and says why. A variant that does not compile fails the build. */
 #define _GNU_SOURCE
@@ -53,7 +54,20 @@ int main(int argc, char **argv) {
     static char keys[64][65];
     size_t bytes = 0;
     int rc = n > 64;
+    size_t m = 0;
     for (size_t i = 0; i < n && !rc; i++) {
+        /* The architectures this variant builds for (MFMA: gfx908/gfx90a). */
+        char arch_opts[256] = "";
+        int len = 0;
+        for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+            if (xgpu__lib_variant_builds_for(&v[i], "hip", archs[a])) {
+                len += snprintf(arch_opts + len, sizeof arch_opts - (size_t)len,
+                                " --offload-arch=%s", archs[a]);
+            }
+        }
+        if (!len) {
+            continue; /* another backend's variant */
+        }
         char src[128], obj[128], cmd[1024];
         snprintf(src, sizeof src, "%s/k%zu.hip", dir, i);
         snprintf(obj, sizeof obj, "%s/k%zu.co", dir, i);
@@ -66,13 +80,10 @@ int main(int argc, char **argv) {
             break;
         }
         /* The options are the library's own -D flags: no quoting needed. */
-        int len = snprintf(cmd, sizeof cmd,
-                           "'%s' -x hip --cuda-device-only -c -O3 -include hip/hip_runtime.h %s "
-                           "'%s' -o '%s'",
-                           argv[2], v[i].options, src, obj);
-        for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-            len += snprintf(cmd + len, sizeof cmd - (size_t)len, " --offload-arch=%s", archs[a]);
-        }
+        snprintf(cmd, sizeof cmd,
+                 "'%s' -x hip --cuda-device-only -c -O3 -include hip/hip_runtime.h %s "
+                 "'%s' -o '%s'%s",
+                 argv[2], v[i].options, src, obj, arch_opts);
         size_t size = 0;
         unsigned char *code = system(cmd) == 0 ? read_file(obj, &size) : NULL;
         if (!code) {
@@ -80,8 +91,9 @@ int main(int argc, char **argv) {
                     cmd);
             rc = 1;
         } else {
-            xgpu__embedded_key(full, v[i].options, keys[i]);
-            entries[i] = (xgpu_embedded){keys[i], v[i].name, v[i].options, code, size};
+            xgpu__embedded_key(full, v[i].options, keys[m]);
+            entries[m] = (xgpu_embedded){keys[m], v[i].name, v[i].options, code, size};
+            m++;
             bytes += size;
         }
         free(full);
@@ -94,6 +106,6 @@ int main(int argc, char **argv) {
     }
     char about[160];
     snprintf(about, sizeof about, "code object bundles for " ARCHS " from hipcc");
-    printf("xgpu_hip_embed: %zu library kernels, %zu bytes of %s\n", n, bytes, about);
-    return xgpu__embedded_write(argv[1], "hip__embedded_table", entries, n, about) ? 1 : 0;
+    printf("xgpu_hip_embed: %zu library kernels, %zu bytes of %s\n", m, bytes, about);
+    return xgpu__embedded_write(argv[1], "hip__embedded_table", entries, m, about) ? 1 : 0;
 }

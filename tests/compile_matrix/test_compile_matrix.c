@@ -25,19 +25,21 @@ typedef struct variant {
     const char *source_name;
     const char *source;
     char options[256];
-    bool cpu; /* a variant the library uses on CPU devices only */
+    bool cpu;              /* a variant the library uses on CPU devices only */
+    xgpu__lib_variant lib; /* where it builds: xgpu__lib_variant_builds_for */
 } variant;
 
 static variant variants[128];
 static size_t variant_count;
 static int failures;
 
-static void add(const char *name, const char *source, const char *options, bool cpu) {
+static void add(const xgpu__lib_variant *lib, bool cpu) {
     variant *v = &variants[variant_count++];
-    v->source_name = name;
-    v->source = source;
-    snprintf(v->options, sizeof v->options, "%s", options);
+    v->source_name = lib->name;
+    v->source = lib->source;
+    snprintf(v->options, sizeof v->options, "%s", lib->options);
     v->cpu = cpu;
+    v->lib = *lib;
 }
 
 static void collect(void) {
@@ -45,7 +47,7 @@ static void collect(void) {
     size_t ngpu = xgpu__lib_variants(false, gpu, 64), ncpu = xgpu__lib_variants(true, cpu, 64);
     assert(ngpu <= 64 && ncpu <= 64);
     for (size_t i = 0; i < ngpu; i++) {
-        add(gpu[i].name, gpu[i].source, gpu[i].options, false);
+        add(&gpu[i], false);
     }
     /* The CPU builds the GPU list lacks: built for CPU devices only. */
     for (size_t i = 0; i < ncpu; i++) {
@@ -54,7 +56,7 @@ static void collect(void) {
             shared = gpu[g].source == cpu[i].source && !strcmp(gpu[g].options, cpu[i].options);
         }
         if (!shared) {
-            add(cpu[i].name, cpu[i].source, cpu[i].options, true);
+            add(&cpu[i], true);
         }
     }
 }
@@ -141,7 +143,8 @@ static void opencl_targets(void) {
         snprintf(target, sizeof target, "opencl:%u", info.backend_index);
         for (size_t i = 0; i < variant_count; i++) {
             const variant *v = &variants[i];
-            if (v->cpu != cpu && strcmp(v->source_name, "gemm")) {
+            if ((v->cpu != cpu && strcmp(v->source_name, "gemm")) ||
+                !xgpu__lib_variant_builds_for(&v->lib, "opencl", NULL)) {
                 continue; /* reduce/stream shapes are per device class */
             }
             if (strstr(v->options, "F64") && !info.fp64) {
@@ -174,7 +177,7 @@ static void cuda_targets(void) {
         snprintf(target, sizeof target, "cuda sm_%d", sms[s]);
         for (size_t i = 0; i < variant_count; i++) {
             const variant *v = &variants[i];
-            if (v->cpu) {
+            if (v->cpu || !xgpu__lib_variant_builds_for(&v->lib, "cuda", target + 5)) {
                 continue;
             }
             char *full = xgpu__compose_source(XGPU_DIALECT_CUDA, v->source);
@@ -211,7 +214,7 @@ static void hiprtc_targets(void) {
         snprintf(target, sizeof target, "hiprtc %s", archs[a]);
         for (size_t i = 0; i < variant_count; i++) {
             const variant *v = &variants[i];
-            if (v->cpu) {
+            if (v->cpu || !xgpu__lib_variant_builds_for(&v->lib, "hip", archs[a])) {
                 continue;
             }
             char *full = xgpu__compose_source(XGPU_DIALECT_HIP, v->source);
@@ -225,6 +228,28 @@ static void hiprtc_targets(void) {
             free(log);
             free(full);
         }
+    }
+}
+
+/* An MFMA variant's assembly for each architecture it builds for must hold
+ * v_mfma instructions: the builtins, not a fallback, did the multiply. */
+static void check_mfma(const variant *v, const char *src, const char *dir, size_t i) {
+    static const char *const archs[] = {"gfx908", "gfx90a"};
+    for (size_t a = 0; a < 2; a++) {
+        if (!xgpu__lib_variant_builds_for(&v->lib, "hip", archs[a])) {
+            continue;
+        }
+        char cmd[2048], asm_file[600];
+        snprintf(asm_file, sizeof asm_file, "%s/k%zu.s", dir, i);
+        snprintf(cmd, sizeof cmd,
+                 "hipcc -x hip --cuda-device-only -S -O3 -include hip/hip_runtime.h %s "
+                 "--offload-arch=%s %s -o %s >/dev/null 2>&1 && grep -q v_mfma %s",
+                 v->options, archs[a], src, asm_file, asm_file);
+        bool ok = system(cmd) == 0;
+        printf("%-6s %-62s hipcc %-10s %s\n", v->source_name, v->options, archs[a],
+               ok ? "ok, v_mfma in the assembly" : "FAILED: no v_mfma in the assembly");
+        failures += !ok;
+        unlink(asm_file);
     }
 }
 
@@ -260,19 +285,33 @@ static void hipcc_targets(void) {
         fputs(full, f);
         fclose(f);
         free(full);
-        /* One invocation for the four architectures; resource usage from
-         * clang's remarks. */
+        /* One invocation for the four architectures (those the variant
+         * builds for); resource usage from clang's remarks. */
         int n = snprintf(cmd, sizeof cmd,
                          "hipcc -x hip --cuda-device-only -c -O3 -include hip/hip_runtime.h %s "
                          "-Rpass-analysis=kernel-resource-usage",
                          v->options);
+        char target[64] = "hipcc";
         for (size_t a = 0; a < 4; a++) {
-            n += snprintf(cmd + n, sizeof cmd - (size_t)n, " --offload-arch=%s", archs[a]);
+            if (xgpu__lib_variant_builds_for(&v->lib, "hip", archs[a])) {
+                n += snprintf(cmd + n, sizeof cmd - (size_t)n, " --offload-arch=%s", archs[a]);
+                snprintf(target + strlen(target), sizeof target - strlen(target), "%s%s",
+                         strlen(target) > 5 ? "," : " ", archs[a] + 3);
+            }
         }
+        if (!strcmp(target, "hipcc")) {
+            unlink(src);
+            continue; /* another backend's variant */
+        }
+        /* MFMA variants: the object must hold matrix instructions. */
+        const bool mfma = strstr(v->options, "MMA_PATH_MFMA") != NULL;
         snprintf(cmd + n, sizeof cmd - (size_t)n, " %s -o %s >%s 2>&1", src, obj, logf);
         int rc = system(cmd);
         char *log = xt_read_file(logf, NULL);
-        report(v, "hipcc gfx906,908,90a,1030", rc == 0, 0, log, log);
+        if (rc == 0 && mfma) {
+            check_mfma(v, src, dir, i);
+        }
+        report(v, target, rc == 0, 0, log, log);
         free(log);
         unlink(src);
         unlink(obj);

@@ -14,6 +14,7 @@
 #include "cuda_internal.h"
 #include "core_int.h"
 #include "lib.h"
+#include "ptxas_run.h"
 #include "xt_file.h"
 
 #include <stdio.h>
@@ -100,70 +101,6 @@ static void collect(void) {
     }
 }
 
-static const char *ptxas_path(void) {
-    const char *env = getenv("PTXAS");
-    if (env && *env) {
-        return access(env, X_OK) == 0 ? env : NULL;
-    }
-    if (system("command -v ptxas >/dev/null 2>&1") == 0) {
-        return "ptxas";
-    }
-    return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
-}
-
-/* The number after `key` in ptxas's report ("Used 128 registers"), or the
- * one before it ("0 bytes spill stores"); -1 when absent. */
-static long after(const char *log, const char *key) {
-    const char *p = strstr(log, key);
-    return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-static long before(const char *log, const char *key) {
-    const char *p = strstr(log, key);
-    if (!p) {
-        return -1;
-    }
-    while (p > log && p[-1] == ' ') {
-        p--;
-    }
-    while (p > log && p[-1] >= '0' && p[-1] <= '9') {
-        p--;
-    }
-    return strtol(p, NULL, 10);
-}
-
-typedef struct usage {
-    long regs, smem, spill_stores, spill_loads, stack;
-} usage;
-
-/* Assembles `ptx` for sm_<sm> with ptxas -v; false when ptxas fails. */
-static bool assemble(const char *ptxas, const char *ptx, size_t size, int sm, usage *u,
-                     char **log) {
-    char dir[] = "/tmp/xgpu-ptxas-XXXXXX";
-    if (!mkdtemp(dir)) {
-        return false;
-    }
-    char src[64], logf[64], cmd[512];
-    snprintf(src, sizeof src, "%s/k.ptx", dir);
-    snprintf(logf, sizeof logf, "%s/k.log", dir);
-    FILE *f = fopen(src, "w");
-    bool ok = f && fwrite(ptx, 1, size, f) == size;
-    if (f) {
-        ok = fclose(f) == 0 && ok;
-    }
-    snprintf(cmd, sizeof cmd, "'%s' -v -arch=sm_%d '%s' -o /dev/null >'%s' 2>&1", ptxas, sm, src,
-             logf);
-    ok = ok && system(cmd) == 0;
-    *log = xt_read_file(logf, NULL);
-    const char *l = *log ? *log : "";
-    *u = (usage){after(l, "Used "), before(l, "bytes smem"), before(l, "bytes spill stores"),
-                 before(l, "bytes spill loads"), before(l, "bytes stack frame")};
-    unlink(src);
-    unlink(logf);
-    rmdir(dir);
-    return ok && u->regs >= 0;
-}
-
 /* Whether the PTX reads global memory 16 bytes at a time (f32 vector
  * width 4, f64 width 2) and local memory as vectors. */
 static const char *missing_vectors(const variant *v, const char *ptx) {
@@ -200,7 +137,7 @@ static void check(const char *ptxas, const cu_nvrtc *nvrtc, const variant *v, in
            v->p.tile_m, v->p.tile_n, v->p.tile_k, v->p.work_m, v->p.work_n,
            xgpu__gemm_vector_width(v->dtype, &v->p), (unsigned long long)threads, sm);
     usage u;
-    if (st != XGPU_SUCCESS || !assemble(ptxas, bin.data, strlen(bin.data), sm, &u, &plog)) {
+    if (st != XGPU_SUCCESS || !ptxas_assemble(ptxas, bin.data, strlen(bin.data), sm, &u, &plog)) {
         bool failed_as_expected = v->refused && st == XGPU_SUCCESS;
         const char *why = st != XGPU_SUCCESS ? xgpu_last_error()->message : (plog ? plog : "");
         const char *err = strstr(why, "error");

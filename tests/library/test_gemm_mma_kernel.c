@@ -22,7 +22,12 @@ typedef struct mma_case {
     xgpu_dtype in, out; /* in XGPU_F32: tf32 */
     xgpu_gemm_params p;
     xgpu_kernel *kernel;
+    const char *path; /* NULL: "fragments" */
 } mma_case;
+
+static const char *path_of(const mma_case *c) {
+    return c->path ? c->path : "fragments";
+}
 
 typedef struct shape {
     uint32_t m, n, k, ta, tb, batch;
@@ -92,8 +97,8 @@ static bool aligned(uint32_t vw, uint32_t off, uint32_t ld, uint32_t stride, uin
 
 static void build(mma_case *c) {
     char opt[256];
-    xgpu__gemm_mma_options(c->in, c->out, "fragments", &c->p, opt, sizeof opt);
-    XT_OK(xgpu__gemm_mma_check_params(&c->p, &xt.info, c->in, "fragments", "test"));
+    xgpu__gemm_mma_options(c->in, c->out, path_of(c), &c->p, opt, sizeof opt);
+    XT_OK(xgpu__gemm_mma_check_params(&c->p, &xt.info, c->in, path_of(c), "test"));
     xgpu_program *prog = xt_build(xgpu__kernel_gemm_mma, opt);
     c->kernel = xt_kernel(prog, "xgpu_gemm_mma");
     XT_OK(xgpu_program_release(prog));
@@ -127,7 +132,8 @@ static void run(const mma_case *c, const shape *s) {
                        xgpu_arg_u32(ldc),      xgpu_arg_u32(sc),   xgpu_arg_u32(s->ta),
                        xgpu_arg_u32(s->tb),    xgpu_arg_u32(va),   xgpu_arg_u32(vb)};
     const xgpu_gemm_params *p = &c->p;
-    const size_t threads = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * 32;
+    const size_t lanes = strcmp(path_of(c), "mfma") ? 32 : 64;
+    const size_t threads = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * lanes;
     xgpu_range r = xgpu_range_3d((n + p->tile_n - 1) / p->tile_n, (m + p->tile_m - 1) / p->tile_m,
                                  batch, threads, 1, 1);
     XT_OK(xgpu_launch(xt.queue, c->kernel, &r, sizeof args / sizeof args[0], args, NULL));
@@ -186,26 +192,34 @@ static void run(const mma_case *c, const shape *s) {
     free(got);
     free(inside);
     if (bad) {
-        fail_msg("%s -> %s, params %u,%u,%u,%u,%u,%u: %ux%ux%u ta %u tb %u batch %u pad %u off %u "
-                 "alpha %g beta %g: %d wrong",
-                 tf32 ? "tf32" : xgpu_dtype_name(c->in), xgpu_dtype_name(c->out), p->tile_m,
-                 p->tile_n, p->tile_k, p->work_m, p->work_n, p->vector_width, m, n, k, s->ta, s->tb,
-                 batch, s->pad, s->off, (double)s->alpha, (double)s->beta, bad);
+        fail_msg(
+            "%s %s -> %s, params %u,%u,%u,%u,%u,%u: %ux%ux%u ta %u tb %u batch %u pad %u off %u "
+            "alpha %g beta %g: %d wrong",
+            path_of(c), tf32 ? "tf32" : xgpu_dtype_name(c->in), xgpu_dtype_name(c->out), p->tile_m,
+            p->tile_n, p->tile_k, p->work_m, p->work_n, p->vector_width, m, n, k, s->ta, s->tb,
+            batch, s->pad, s->off, (double)s->alpha, (double)s->beta, bad);
     }
 }
 
 static const xgpu_dtype ins[] = {XGPU_F16, XGPU_BF16, XGPU_F32};
 
 /* The cases of one input type: C in f32 and (16-bit inputs) in the
- * input type, on the one-fragment tile and the two-warp one. */
+ * input type, on the one-fragment tile and the two-warp one; on a device
+ * with matrix units (mma.sync, MFMA) also its path with its built-in
+ * parameters. */
 static size_t cases_of(xgpu_dtype in, mma_case *out) {
     size_t n = 0;
     const bool tf32 = in == XGPU_F32;
+    const char *unit = xgpu__gemm_mma_path(&xt.info, in, true);
     for (int o = 0; o < (tf32 ? 1 : 2); o++) {
         for (int w = 0; w < 2; w++) {
-            out[n++] =
-                (mma_case){in, o ? in : XGPU_F32,
-                           w ? (tf32 ? wide_tf32 : wide16) : (tf32 ? small_tf32 : small16), NULL};
+            out[n++] = (mma_case){in, o ? in : XGPU_F32,
+                                  w ? (tf32 ? wide_tf32 : wide16) : (tf32 ? small_tf32 : small16),
+                                  NULL, NULL};
+        }
+        if (unit && strcmp(unit, "fragments")) {
+            out[n] = (mma_case){in, o ? in : XGPU_F32, {0}, NULL, unit};
+            xgpu__gemm_mma_builtin(&xt.info, in, unit, &out[n++].p);
         }
     }
     return n;
@@ -259,7 +273,7 @@ static void batches_and_k0(const mma_case *c) {
 /* Each kernel built once: the edges, the batches and, on the
  * one-fragment tile, every edge size. */
 static void one_type(xgpu_dtype in) {
-    mma_case cs[4];
+    mma_case cs[6];
     size_t count = cases_of(in, cs);
     for (size_t ci = 0; ci < count; ci++) {
         mma_case *c = &cs[ci];
@@ -288,12 +302,89 @@ static void tf32(void **state) {
     one_type(XGPU_F32);
 }
 
+/* The dialect's conversions bit for bit against the host's: every f16
+ * and bf16 pattern to f32, and f32 patterns (every 2^13th, plus rounding
+ * ties, NaNs, infinities, subnormals) to f16, bf16 and tf32. */
+static const char conv_source[] =
+    "XGPU_KERNEL void conv(XGPU_GLOBAL const xgpu_u32 *in, XGPU_GLOBAL xgpu_u32 *out, xgpu_u32 n) "
+    "{\n"
+    "    xgpu_u32 i = xgpu_global_id(0);\n"
+    "    if (i < n) {\n"
+    "        xgpu_u32 x = in[i];\n"
+    "        float f = xgpu__bits_f32(x);\n"
+    "        out[4 * i] = xgpu__f32_bits(xgpu_f16_to_f32((xgpu_u16)x));\n"
+    "        out[4 * i + 1] = xgpu__f32_bits(xgpu_bf16_to_f32((xgpu_u16)x));\n"
+    "        out[4 * i + 2] = (xgpu_u32)xgpu_f32_to_f16(f) | ((xgpu_u32)xgpu_f32_to_bf16(f) << "
+    "16);\n"
+    "        out[4 * i + 3] = xgpu__f32_bits(xgpu_f32_to_tf32(f));\n"
+    "    }\n"
+    "}\n";
+
+static uint32_t bits(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return x;
+}
+
+static void conversions(void **state) {
+    (void)state;
+    enum { N = 65536 + 524288 + 64 };
+    uint32_t *in = malloc(N * 4), *out = malloc(N * 16);
+    assert_non_null(in);
+    assert_non_null(out);
+    size_t n = 0;
+    for (uint32_t i = 0; i < 65536; i++) {
+        in[n++] = i; /* every 16-bit pattern, and as f32 a subnormal */
+    }
+    for (uint32_t i = 0; i < 524288; i++) {
+        in[n++] = i << 13 | (i & 0x1fffu) * 7u; /* every exponent, low bits stirred */
+    }
+    const uint32_t edges[] = {0x00001000u, 0x3f801000u, 0x3f803000u, 0x3f808000u, 0x3f818000u,
+                              0x477fefffu, 0x477ff000u, 0x7f7fffffu, 0x7f800000u, 0xff800001u,
+                              0x7fc00000u, 0x33000000u, 0x33000001u, 0x38800000u, 0x387fe000u};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        in[n++] = edges[i];
+    }
+    xgpu_buffer *bin = upload(in, n * 4), *bout = NULL;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * 16, &bout));
+    xgpu_program *prog = xt_build(conv_source, NULL);
+    xgpu_kernel *k = xt_kernel(prog, "conv");
+    xgpu_arg args[] = {xgpu_arg_buffer(bin), xgpu_arg_buffer(bout), xgpu_arg_u32((uint32_t)n)};
+    xgpu_range r = xgpu_range_1d((n + 63) / 64, 64);
+    XT_OK(xgpu_launch(xt.queue, k, &r, 3, args, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, bout, 0, out, n * 16, true, NULL));
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float f;
+        memcpy(&f, &in[i], 4);
+        const uint32_t want[4] = {
+            bits(xgpu_f16_to_f32((uint16_t)in[i])), bits(xgpu_bf16_to_f32((uint16_t)in[i])),
+            (uint32_t)xgpu_f32_to_f16(f) | (uint32_t)xgpu_f32_to_bf16(f) << 16,
+            bits(tf32_round(f))};
+        for (int c = 0; c < 4; c++) {
+            if (out[4 * i + c] != want[c] && bad++ < 8) {
+                print_error("  %08x: conversion %d gave %08x, want %08x\n", in[i], c,
+                            out[4 * i + c], want[c]);
+            }
+        }
+    }
+    XT_OK(xgpu_kernel_release(k));
+    XT_OK(xgpu_program_release(prog));
+    XT_OK(xgpu_buffer_release(bin));
+    XT_OK(xgpu_buffer_release(bout));
+    free(in);
+    free(out);
+    if (bad) {
+        fail_msg("%d conversions differ from the host's", bad);
+    }
+}
+
 /* For oclgrind: each input type on both tiles, one edge problem per
  * transpose, one batch. */
 static void tiny(void **state) {
     (void)state;
     for (size_t t = 0; t < 3; t++) {
-        mma_case cs[4];
+        mma_case cs[6];
         size_t count = cases_of(ins[t], cs);
         for (size_t ci = 0; ci < count; ci += 1) {
             mma_case *c = &cs[ci];
@@ -322,10 +413,11 @@ static void tiny(void **state) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "tiny")) {
-        const struct CMUnitTest tests[] = {cmocka_unit_test(tiny)};
+        const struct CMUnitTest tests[] = {cmocka_unit_test(conversions), cmocka_unit_test(tiny)};
         return XT_RUN("gemm_mma_kernel_tiny", tests);
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(conversions),
         cmocka_unit_test(f16),
         cmocka_unit_test(bf16),
         cmocka_unit_test(tf32),

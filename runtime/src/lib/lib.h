@@ -44,10 +44,21 @@ const char *xgpu__reduce_pass_options(const xgpu_device_info *info, bool two_pas
 
 /* ---- variants.c ---- */
 typedef struct xgpu__lib_variant {
-    const char *name;   /* "gemm", "reduce", "stream" */
+    const char *name;   /* "gemm", "gemm_mma", "reduce", "stream" */
     const char *source; /* one of the embedded kernel sources */
     char options[256];
+    /* Where it builds (the matrix-unit paths of the fragment GEMM): only
+     * on this backend ("cuda", "hip"), NULL on every one; on CUDA from
+     * this arch on (80: PTX for compute_80), 0 any; on HIP only these
+     * archs (space-separated), NULL any. */
+    const char *backend;
+    int cuda_arch;
+    const char *hip_archs;
 } xgpu__lib_variant;
+/* Whether `v` builds for the backend ("opencl", "cuda", "hip") and arch
+ * ("sm_80", "gfx90a"; NULL: the backend's oldest). */
+bool xgpu__lib_variant_builds_for(const xgpu__lib_variant *v, const char *backend,
+                                  const char *arch);
 /* The kernel builds the library routines make on a CPU or a GPU device
  * with the default parameters (the GPU ones with groups of 256), each
  * once. Writes at most `max`; returns how many there are. */

@@ -4,10 +4,12 @@
 #include "lib_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static void add(xgpu__lib_variant *out, size_t max, size_t *n, const char *name, const char *source,
-                const char *options) {
+static void add_for(xgpu__lib_variant *out, size_t max, size_t *n, const char *name,
+                    const char *source, const char *options, const char *backend, int cuda_arch,
+                    const char *hip_archs) {
     for (size_t i = 0; i < *n && i < max; i++) {
         if (out[i].source == source && !strcmp(out[i].options, options)) {
             return; /* the same build twice */
@@ -17,8 +19,66 @@ static void add(xgpu__lib_variant *out, size_t max, size_t *n, const char *name,
         out[*n].name = name;
         out[*n].source = source;
         snprintf(out[*n].options, sizeof out[*n].options, "%s", options);
+        out[*n].backend = backend;
+        out[*n].cuda_arch = cuda_arch;
+        out[*n].hip_archs = hip_archs;
     }
     (*n)++;
+}
+
+static void add(xgpu__lib_variant *out, size_t max, size_t *n, const char *name, const char *source,
+                const char *options) {
+    add_for(out, max, n, name, source, options, NULL, 0, NULL);
+}
+
+bool xgpu__lib_variant_builds_for(const xgpu__lib_variant *v, const char *backend,
+                                  const char *arch) {
+    if (v->backend && strcmp(v->backend, backend)) {
+        return false;
+    }
+    if (!strcmp(backend, "cuda") && v->cuda_arch) {
+        return arch && !strncmp(arch, "sm_", 3) && atoi(arch + 3) >= v->cuda_arch;
+    }
+    if (!strcmp(backend, "hip") && v->hip_archs) {
+        if (!arch) {
+            return false;
+        }
+        size_t len = strlen(arch);
+        for (const char *p = strstr(v->hip_archs, arch); p; p = strstr(p + 1, arch)) {
+            if ((p == v->hip_archs || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0')) {
+                return true;
+            }
+        }
+        return false;
+    }
+    return true;
+}
+
+/* The fragment GEMM with its built-in parameters: the fragments path on
+ * every device class, the matrix-unit paths on GPUs (mma.sync: CUDA
+ * compute_80 and newer; MFMA: gfx908 for f16, gfx90a for f16 and bf16).
+ * C in f32 and, for 16-bit inputs, in the input type. */
+static void add_gemm_mma(bool cpu, xgpu__lib_variant *out, size_t max, size_t *n) {
+    static const xgpu_dtype ins[] = {XGPU_F16, XGPU_BF16, XGPU_F32};
+    static const char *const paths[] = {"fragments", "mma.sync", "mfma"};
+    xgpu_device_info info = {.type = cpu ? XGPU_DEVICE_TYPE_CPU : XGPU_DEVICE_TYPE_GPU};
+    char opt[256];
+    for (size_t t = 0; t < sizeof ins / sizeof ins[0]; t++) {
+        for (size_t p = 0; p < (cpu ? 1 : 3); p++) {
+            if (ins[t] == XGPU_F32 && p == 2) {
+                continue; /* MFMA has no tf32 */
+            }
+            xgpu_gemm_params params;
+            xgpu__gemm_mma_builtin(&info, ins[t], paths[p], &params);
+            for (int o = 0; o < (ins[t] == XGPU_F32 ? 1 : 2); o++) {
+                xgpu__gemm_mma_options(ins[t], o ? ins[t] : XGPU_F32, paths[p], &params, opt,
+                                       sizeof opt);
+                add_for(out, max, n, "gemm_mma", xgpu__kernel_gemm_mma, opt,
+                        p == 0 ? NULL : (p == 1 ? "cuda" : "hip"), p == 1 ? 80 : 0,
+                        p == 2 ? (ins[t] == XGPU_F16 ? "gfx908 gfx90a" : "gfx90a") : NULL);
+            }
+        }
+    }
 }
 
 size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max) {
@@ -33,6 +93,7 @@ size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max) {
             add(out, max, &n, "gemm", xgpu__kernel_gemm, opt);
         }
     }
+    add_gemm_mma(cpu, out, max, &n);
     /* The built-in values of a device class without limits. */
     xgpu_device_info info = {.type = cpu ? XGPU_DEVICE_TYPE_CPU : XGPU_DEVICE_TYPE_GPU};
     static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};

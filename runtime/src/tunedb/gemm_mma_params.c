@@ -47,12 +47,14 @@ static uint32_t group_size(const xgpu_gemm_params *p, frag_shape s) {
 }
 
 /* Bytes of fixed-size local memory: two K steps of both tiles, plus the
- * fragments path's per-warp scratch for its emulated multiply. */
+ * fragments path's scratch for its emulated multiply (each warp's A and B
+ * fragments of one fragment K, as fp32). */
 static uint64_t local_bytes(const xgpu_gemm_params *p, xgpu_dtype in, const char *path,
                             frag_shape s) {
     uint64_t tiles = 2ull * (p->tile_m + p->tile_n) * (p->tile_k + pad_k(in)) * elem_size(in);
     uint64_t warps = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
-    uint64_t scratch = strcmp(path, "fragments") ? 0 : warps * (s.fm * s.fk + s.fk * s.fn) * 4;
+    uint64_t scratch =
+        strcmp(path, "fragments") ? 0 : warps * s.fk * ((uint64_t)p->work_m + p->work_n) * 4;
     return tiles + scratch;
 }
 
@@ -84,13 +86,15 @@ const char *xgpu__gemm_mma_path(const xgpu_device_info *info, xgpu_dtype in, boo
 /* Built-in parameters: tile_m, tile_n, tile_k, work_m, work_n, vw. GPUs
  * with matrix units: 128 x 128 group tiles of 64 x 32 warp tiles (64 x 64
  * on MFMA's 64 lanes), 16-byte loads. GPUs without: 64 x 64 of 32 x 32.
+ * MFMA and the fragments path take K 16 at a time (tf32 8): with more,
+ * hipcc spills on AMD (tests/compile_matrix).
  * CPUs (pocl): 32 x 32 tiles of two warps, which keep its emulated
  * multiplies' barriers few. */
 static const xgpu_gemm_params mma16_gpu = {128, 128, 32, 64, 32, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params mma_tf32_gpu = {128, 128, 16, 64, 32, 4, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params mfma_gpu = {128, 128, 32, 64, 64, 8, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag16_gpu = {64, 64, 32, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag_tf32_gpu = {64, 64, 16, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params mfma_gpu = {128, 128, 16, 64, 64, 8, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag16_gpu = {64, 64, 16, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag_tf32_gpu = {64, 64, 8, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag16_cpu = {32, 32, 16, 32, 16, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag_tf32_cpu = {32, 32, 8, 32, 16, 4, XGPU_GEMM_FRAGMENTS};
 /* One warp, one fragment: for devices too small for the above. */
