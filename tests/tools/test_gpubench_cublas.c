@@ -1,0 +1,157 @@
+/* gpubench's cuBLAS rows on a fake CUDA device (tests/cuda/fake_device.c)
+ * with a stand-in cuBLAS (fake_cublas.c) that records each GEMM call:
+ * the types, compute type, algorithm, transposes, sizes, leading
+ * dimensions, strides and batch count of the bf16, f16, tf32, int8 and
+ * batched rows, each after the stream was set; a device too old for a
+ * precision gets a row that says so and no call. The fake computes
+ * nothing, so the rows fail verification: only the calls are checked. */
+#define _GNU_SOURCE
+#include <cjson/cJSON.h>
+
+#include "xt_file.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define RECORD "gb-cublas.record"
+#define JSON "gb-cublas.json"
+
+/* gpubench with `args` on the fake device and cuBLAS (after `env`); the
+ * recorded calls (to free). */
+static char *run(const char *env, const char *args) {
+    char cmd[2048];
+    int status = 0;
+    unlink(RECORD);
+    unlink(JSON);
+    snprintf(cmd, sizeof cmd,
+             "%s %s LD_LIBRARY_PATH=%s FAKE_CUBLAS_RECORD=" RECORD " %s -b gemm %s --reps 2 "
+             "--json " JSON " 2>&1",
+             env, FAKE_CUDA, FAKE_CUBLAS_DIR, GPUBENCH, args);
+    char *out = xt_run_command(cmd, &status);
+    assert_non_null(out);
+    char *rec = xt_read_file(RECORD, NULL);
+    if (!rec) {
+        fail_msg("no cuBLAS call recorded (status %d):\n%s", status, out);
+    }
+    free(out);
+    return rec;
+}
+
+/* Every recorded GEMM ran after a stream was set on its handle. */
+static void streams_set(const char *rec) {
+    if (strstr(rec, "stream=none")) {
+        fail_msg("a GEMM before cublasSetStream_v2:\n%s", rec);
+    }
+}
+
+static void has(const char *rec, const char *call) {
+    if (!strstr(rec, call)) {
+        fail_msg("no call\n  %s\nin\n%s", call, rec);
+    }
+}
+
+/* The cublas row of `dtype` in the JSON file, with its members checked. */
+static void cublas_row(const char *dtype, const char *path, const char *c_dtype,
+                       const char *note_has) {
+    char *text = xt_read_file(JSON, NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *r, *found = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        if (!strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "cublas") &&
+            !strcmp(cJSON_GetObjectItem(r, "dtype")->valuestring, dtype)) {
+            found = r;
+        }
+    }
+    if (!found) {
+        fail_msg("no cublas %s row in\n%s", dtype, text);
+    }
+    assert_string_equal(cJSON_GetObjectItem(found, "path")->valuestring, path);
+    assert_string_equal(cJSON_GetObjectItem(found, "c_dtype")->valuestring, c_dtype);
+    const char *note = cJSON_GetObjectItem(found, "note")->valuestring;
+    if (!strstr(note, note_has)) {
+        fail_msg("cublas %s note \"%s\" lacks \"%s\"", dtype, note, note_has);
+    }
+    cJSON_Delete(root);
+    free(text);
+}
+
+/* cudaDataType_t: CUDA_R_32F 0, CUDA_R_16F 2, CUDA_R_8I 3, CUDA_R_32I 10,
+ * CUDA_R_16BF 14; cublasComputeType_t: 32F 68, 32I 72, 32F_FAST_TF32 77;
+ * CUBLAS_GEMM_DEFAULT -1. Row-major 64^3 as column-major: A and B
+ * swapped, each leading dimension 64. */
+static void mixed_precisions(void **state) {
+    (void)state;
+    char *rec = run("", "--dtype bf16,f16,tf32,int8 --size 64");
+    streams_set(rec);
+    has(rec, "GemmEx ta=0 tb=0 m=64 n=64 k=64 atype=14 lda=64 btype=14 ldb=64 ctype=0 ldc=64 "
+             "compute=68 algo=-1 alpha=1 beta=0");
+    has(rec, "GemmEx ta=0 tb=0 m=64 n=64 k=64 atype=2 lda=64 btype=2 ldb=64 ctype=0 ldc=64 "
+             "compute=68 algo=-1 alpha=1 beta=0");
+    has(rec, "GemmEx ta=0 tb=0 m=64 n=64 k=64 atype=0 lda=64 btype=0 ldb=64 ctype=0 ldc=64 "
+             "compute=77 algo=-1 alpha=1 beta=0");
+    has(rec, "GemmEx ta=0 tb=0 m=64 n=64 k=64 atype=3 lda=64 btype=3 ldb=64 ctype=10 ldc=64 "
+             "compute=72 algo=-1 alpha=1 beta=0");
+    assert_null(strstr(rec, "Sgemm"));
+    free(rec);
+    cublas_row("bf16", "cublasGemmEx", "f32", "");
+    cublas_row("int8", "cublasGemmEx", "i32", "");
+}
+
+/* --batch: cublasGemmStridedBatchedEx for every precision (f32 too),
+ * the strides of dense 32 x 32 matrices. */
+static void batched(void **state) {
+    (void)state;
+    char *rec = run("", "--dtype f32,bf16 --size 32 --batch 3");
+    streams_set(rec);
+    has(rec, "GemmStridedBatchedEx ta=0 tb=0 m=32 n=32 k=32 atype=14 lda=32 sa=1024 btype=14 "
+             "ldb=32 sb=1024 ctype=0 ldc=32 sc=1024 batch=3 compute=68 algo=-1");
+    has(rec, "GemmStridedBatchedEx ta=0 tb=0 m=32 n=32 k=32 atype=0 lda=32 sa=1024 btype=0 "
+             "ldb=32 sb=1024 ctype=0 ldc=32 sc=1024 batch=3 compute=68 algo=-1");
+    assert_null(strstr(rec, "GemmEx ta"));
+    free(rec);
+    cublas_row("bf16", "cublasGemmStridedBatchedEx", "f32", "");
+}
+
+/* One GEMM of f32 stays SGEMM, as before. */
+static void f32_stays_sgemm(void **state) {
+    (void)state;
+    char *rec = run("", "--dtype f32 --size 32");
+    streams_set(rec);
+    has(rec, "Sgemm ta=0 tb=0 m=32 n=32 k=32 lda=32 ldb=32 ldc=32 alpha=1 beta=0");
+    free(rec);
+}
+
+/* sm_70 has no bf16 or tf32 tensor cores (sm_80) and no int8 ones
+ * (sm_75): those rows say so and call nothing; f16 still runs. */
+static void old_device_says_why(void **state) {
+    (void)state;
+    char *rec = run("FAKE_CUDA_SM=70", "--dtype bf16,tf32,int8,f16 --size 32");
+    has(rec, "atype=2 ");
+    assert_null(strstr(rec, "atype=14"));
+    assert_null(strstr(rec, "atype=3 "));
+    assert_null(strstr(rec, "compute=77"));
+    free(rec);
+    cublas_row("bf16", "cublasGemmEx", "f32", "not run: cuBLAS bf16 needs sm_80 or newer (sm_70)");
+    cublas_row("int8", "cublasGemmEx", "i32", "not run: cuBLAS int8 needs sm_75 or newer (sm_70)");
+    cublas_row("tf32", "cublasGemmEx", "f32", "not run: cuBLAS tf32 needs sm_80 or newer");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mixed_precisions),
+        cmocka_unit_test(batched),
+        cmocka_unit_test(f32_stays_sgemm),
+        cmocka_unit_test(old_device_says_why),
+    };
+    return cmocka_run_group_tests_name("gpubench_cublas", tests, NULL, NULL);
+}
