@@ -127,12 +127,14 @@ int xgpu__make_dirs(const char *path);
 /* ---- the dialect prelude and the library's kernel sources (generated
  * from kernels/ at build time) ---- */
 extern const char xgpu__prelude[];
+extern const char xgpu__fragment[]; /* kernels/xgpu_fragment.h, composed after the prelude */
 extern const char xgpu__kernel_gemm[];
+extern const char xgpu__kernel_gemm_mma[];
 extern const char xgpu__kernel_reduce[];
 extern const char xgpu__kernel_stream[];
 
 /* ---- program.c ---- */
-/* Dialect define + prelude + "#line 1" + source; malloc'ed, NULL on OOM. */
+/* Dialect define + prelude + fragment layer + "#line 1" + source; malloc'ed, NULL on OOM. */
 char *xgpu__compose_source(xgpu_dialect dialect, const char *source);
 
 #endif /* XGPU_CORE_H */

@@ -19,15 +19,15 @@ static const char *dialect_define(xgpu_dialect d) {
     return "";
 }
 
-/* Dialect define + prelude + "#line 1" + the user's source, so compiler
- * messages give the user's own line numbers. */
+/* Dialect define + prelude + fragment layer + "#line 1" + the user's
+ * source, so compiler messages give the user's own line numbers. */
 char *xgpu__compose_source(xgpu_dialect dialect, const char *source) {
     static const char line_reset[] = "\n#line 1\n";
     const char *def = dialect_define(dialect);
-    size_t n = strlen(def) + strlen(xgpu__prelude) + sizeof line_reset + strlen(source) + 1;
+    size_t n = strlen(def) + strlen(xgpu__prelude) + strlen(xgpu__fragment) + sizeof line_reset + strlen(source) + 1;
     char *full = malloc(n);
     if (full) {
-        snprintf(full, n, "%s%s%s%s", def, xgpu__prelude, line_reset, source);
+        snprintf(full, n, "%s%s%s%s%s", def, xgpu__prelude, xgpu__fragment, line_reset, source);
     }
     return full;
 }

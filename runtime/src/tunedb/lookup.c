@@ -26,6 +26,7 @@ static void hash_sources(void) {
         unsigned char h[XGPU__SHA256_SIZE];
         xgpu__sha256_init(&s);
         xgpu__sha256_update(&s, xgpu__prelude, strlen(xgpu__prelude));
+        xgpu__sha256_update(&s, xgpu__fragment, strlen(xgpu__fragment));
         xgpu__sha256_update(&s, src, strlen(src));
         xgpu__sha256_final(&s, h);
         for (int i = 0; i < 8; i++) {

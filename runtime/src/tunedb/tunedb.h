@@ -106,6 +106,30 @@ size_t xgpu__gemm_local_elem(xgpu_dtype dtype);
  * vectors hold two. */
 uint32_t xgpu__gemm_vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p);
 
+/* ---- the fragment GEMM's parameters (gemm_mma_params.c) ----
+ * `in` is A's and B's type: XGPU_F16, XGPU_BF16, or XGPU_F32 for tf32;
+ * `path` is "mma.sync", "mfma" or "fragments", as xgpu_gemm_choose says. */
+
+/* The path the device multiplies `in` on: "mma.sync" (CUDA sm_80+),
+ * "mfma" (HIP gfx90a/gfx94x, gfx908 for f16), else "fragments"; NULL for
+ * f32 (tf32 allowed or not) without matrix units, and for other types:
+ * the SIMT kernels run those. */
+const char *xgpu__gemm_mma_path(const xgpu_device_info *info, xgpu_dtype in, bool tf32);
+/* The built-in parameters for the path and device class, or small ones
+ * when those do not fit the device. */
+void xgpu__gemm_mma_builtin(const xgpu_device_info *info, xgpu_dtype in, const char *path,
+                            xgpu_gemm_params *p);
+/* Whether the kernel can run with `p` on the path and device: every rule
+ * named in the error (XGPU_ERROR_INVALID_ARGUMENT for a set the kernel
+ * cannot build, XGPU_ERROR_UNSUPPORTED for one the device cannot hold),
+ * which starts with `func`. */
+xgpu_status xgpu__gemm_mma_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                        xgpu_dtype in, const char *path, const char *func);
+/* The -D options of kernels/gemm_mma.xgpu; `out` is C's type (f32, or
+ * `in` for f16/bf16). */
+void xgpu__gemm_mma_options(xgpu_dtype in, xgpu_dtype out, const char *path,
+                            const xgpu_gemm_params *p, char *buf, size_t size);
+
 /* ---- build options (options.c): one function per kernel source, shared
  * by the routines and the compile-matrix test (which builds every variant
  * the library can choose) ---- */
