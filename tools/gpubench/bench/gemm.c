@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* xgpu_gemm_choose is new after 0.6.0: against an older library (weak:
- * NULL) the rows name no path and f16 keeps C in f16, as 0.6.0 ran it. */
-#pragma weak xgpu_gemm_choose
-
 /* One --dtype of the GEMM benchmark. */
 typedef struct gemm_spec {
     const char *name;
@@ -166,16 +162,16 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
     xgpu_gemm_desc d = make_desc(g);
     xgpu_gemm_choice ch;
     memset(&ch, 0, sizeof ch);
-    xgpu_status st = xgpu_gemm_choose ? xgpu_gemm_choose(env->queue, &d, &ch) : XGPU_SUCCESS;
+    xgpu_status st = xgpu_gemm_choose(env->queue, &d, &ch);
     if (st == XGPU_ERROR_UNSUPPORTED) {
         /* The library or this device lacks the precision: said, not failed. */
         snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
         r->verified = true;
         return r;
     }
-    const char *compute = ch.compute ? ch.compute : (s->flags ? "f32" : s->name);
+    const char *compute = ch.compute ? ch.compute : s->name;
     snprintf(r->path, sizeof r->path, "%s", ch.path ? ch.path : "");
-    snprintf(r->compute, sizeof r->compute, "%s", ch.compute ? ch.compute : "");
+    snprintf(r->compute, sizeof r->compute, "%s", compute);
     bool matrix = ch.path && (!strcmp(ch.path, "mma.sync") || !strcmp(ch.path, "mfma"));
     set_peak(env, r, matrix, compute);
     poison(env, g, gm_size(elem_of(r->c_dtype)));
@@ -240,9 +236,6 @@ static void vendor_row(gb_env *env, gemm_case *g, gb_result *xr) {
 
 static void one_case(gb_env *env, size_t m, size_t n, size_t k, size_t batch, const gemm_spec *s) {
     gemm_case g = {.s = s, .m = m, .n = n, .k = k, .batch = batch ? batch : 1, .out = s->out};
-    if (!xgpu_gemm_choose && s->in == XGPU_F16) {
-        g.out = XGPU_F16; /* a library older than mixed precision */
-    }
     size_t in = gm_size(s->host_in), out = gm_size(s->host_out);
     size_t na = g.batch * m * k, nb = g.batch * k * n, nc = g.batch * m * n;
     if (g.batch > 1) {
