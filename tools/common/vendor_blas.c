@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The vendor's own spelling of each precision. */
+/* Each precision as gpubench's --dtype spells it. */
 const char *vb_type_name(vb_type type) {
     static const char *const names[] = {[VB_F32] = "f32", [VB_F64] = "f64",   [VB_TF32] = "tf32",
                                         [VB_F16] = "f16", [VB_BF16] = "bf16", [VB_I8] = "int8"};
