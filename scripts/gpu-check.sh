@@ -2,8 +2,8 @@
 # Builds xgpu with all cores, then runs on one device (default cuda:0):
 # gpuinfo and gpuinfo --doctor, the whole conformance suite and the
 # library's correctness tests, the NVRTC compile test, the examples, and
-# gpubench (GEMM f32/f64/f16 with f32 beside the vendor BLAS on the same
-# buffers, sums beside a device-to-device copy, the stream kernels, pinned
+# gpubench (GEMM f32/f64/tf32/f16/bf16 beside the vendor BLAS on the same
+# buffers, cuBLAS's int8, 64 strided-batched bf16 GEMMs of 512^3, sums beside a device-to-device copy, the stream kernels, pinned
 # and pageable transfers, launches beside the backend's raw launch; every
 # device at once with the p2p matrix and telemetry; gpuinfo --watch), and
 # on CUDA the library kernels again with NVRTC turned off (the PTX built
@@ -197,13 +197,19 @@ done
 check vector_add "$build/bin/vector_add" "$sel"
 check saxpy "$build/bin/saxpy" "$sel" 16777216
 # gpubench on the device, and on the same GPU through OpenCL when the
-# vendor's OpenCL driver was registered above: GEMM 4096^3 (f32 beside the
-# vendor BLAS on the same buffers, f64, f16, OpenBLAS on the host), then
+# vendor's OpenCL driver was registered above: GEMM 4096^3 (f32, f64,
+# tf32, f16 and bf16 with C in f32, each beside the vendor BLAS on the same
+# buffers, cuBLAS's int8, OpenBLAS on the host), then
 # 1 GiB sums beside a device-to-device copy, the stream kernels, pinned and
 # pageable transfers and launches beside the backend's raw launch.
 bsel=$tsel
 check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK_GEMM_N:-4096}" \
-    --json "$logdir/gpubench-gemm.json"
+    --dtype f32,f64,tf32,f16,bf16,int8 --json "$logdir/gpubench-gemm.json"
+# Strided-batched, as attention and grouped layers run it: 64 GEMMs of
+# 512^3 per run, bf16 (f16 and f32 beside it) next to
+# cublasGemmStridedBatchedEx (a few seconds).
+check gpubench.gemm.batched "$build/bin/gpubench" -d "$sel" -b gemm --dtype bf16,f16,f32 \
+    --batch 64 --size 512 --json "$logdir/gpubench-gemm-batched.json"
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
 # The verdict: gpubench check's short set with health and telemetry, its
@@ -227,7 +233,8 @@ if [ "${sel%%:*}" = cuda ]; then
     rm -rf "$build/cache-nonvrtc"
 fi
 reports=()
-for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-memory.json" \
+for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-gemm-batched.json" \
+    "$logdir/gpubench-memory.json" \
     "$logdir/gpubench-fleet.json" "$logdir/gpubench-check-run.json"; do
     if [ -s "$f" ]; then
         reports+=("$f")
@@ -244,6 +251,10 @@ check library.tune /usr/bin/env XGPU_TUNE_DB="$build/tune-test.json" "$build/bin
 if [ -z "$no_device" ]; then
     check gpubench.tune /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" tune \
         -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "${GPU_CHECK_TUNE:-6}"
+    # The bf16 GEMM's fragment kernel, briefly (3 s a class), into the same
+    # tune.json.
+    check gpubench.tune.bf16 /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
+        tune -d "$sel" -k gemm --dtype bf16 --time 3
     check gpubench.tuned /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
         -d "$sel" -b gemm,reduce --dtype f32,f64 --size "${GPU_CHECK_GEMM_N:-4096}" \
         --json "$logdir/gpubench-tuned.json"

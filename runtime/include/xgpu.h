@@ -721,8 +721,26 @@ typedef struct xgpu_gemm_params {
  * elements). A and B may be shared (stride 0) or overlap between
  * batches; no element of one batch's C may be another batch's C, A or B
  * (XGPU_ERROR_INVALID_ARGUMENT), and every batch must fit its buffer and
- * 32-bit indexing (XGPU_ERROR_INVALID_SIZE). batch 0 or 1 is one GEMM
- * and the strides are ignored.
+ * 32-bit indexing (XGPU_ERROR_INVALID_SIZE); an offset plus strides that
+ * overflow size_t is XGPU_ERROR_INVALID_SIZE too. The check of C against
+ * C is exact (batches may interleave: attention's heads side by side, C
+ * seq x dim with ld = heads * dim and stride_c = dim, is accepted); the
+ * check of C against A and B is exact for every pair of batches whose
+ * spans meet up to 2^24 row comparisons, and beyond that refuses any such
+ * pair (the message says so). Messages name the batches. batch 0 or 1 is
+ * one GEMM and the strides are ignored.
+ *
+ * Kernels: f32 and f64 run the SIMT kernels (kernels/gemm.xgpu); f16 and
+ * bf16 the fragment kernel (kernels/gemm_mma.xgpu), and f32 with
+ * XGPU_GEMM_ALLOW_TF32 too where the device has tensor cores. Explicit
+ * parameters (params, XGPU_GEMM_PARAMS) choose the family: SIMT-family
+ * ones run f16 -> f16 on 0.6.0's SIMT kernel (fp32 in local memory) and
+ * make bf16 and f16 -> f32 fail XGPU_ERROR_UNSUPPORTED; fragment-family
+ * ones (contiguous = XGPU_GEMM_FRAGMENTS) make f32 without the tf32 flag
+ * and f64 fail XGPU_ERROR_INVALID_ARGUMENT. XGPU_GEMM_PATH=fragments runs
+ * the fragment kernel on SIMT lanes on any device (tf32 emulated by
+ * rounding the inputs), =simt the SIMT kernels only, =auto (or unset) the
+ * device's choice; another value is XGPU_ERROR_INVALID_ARGUMENT.
  *
  * The members after `params` are new after 0.6.0; zero keeps 0.6.0's
  * behaviour. Code built against 0.6.0 must be rebuilt (the struct grew). */
@@ -760,7 +778,8 @@ XGPU_API xgpu_status xgpu_gemm_choose(xgpu_queue *queue, const xgpu_gemm_desc *d
 /* The built-in parameters for this device and dtype (the variable
  * XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]"
  * overrides them). xgpu_gemm prefers a tuning database entry that fits the
- * device (xgpu_tune_lookup says which). */
+ * device (xgpu_tune_lookup says which). f16 and bf16 get the fragment
+ * family's values on the device's own path (0.6.0 gave f16 SIMT values). */
 XGPU_API xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                               xgpu_gemm_params *params);
 
@@ -821,6 +840,9 @@ XGPU_API xgpu_status xgpu_stream(xgpu_queue *queue, xgpu_stream_op op, xgpu_dtyp
  * uses the built-in defaults only. Each context remembers its choices: after
  * the first call of a kind, a lookup is a lock and a short scan.
  * Kernels: "gemm", "sum", "minmax" (min and max), "argmax", "stream".
+ * "gemm" with XGPU_F16 or XGPU_BF16 is the fragment family on the
+ * device's own path (entries of another family are passed over); tf32
+ * is not tuned and runs its built-in parameters.
  * Shape classes: GEMM "small" up to 512^3 multiply-adds, else "large"; the
  * others "small" up to 16 MiB, else "large". New in 0.5.0.
  * ------------------------------------------------------------------------- */
@@ -867,7 +889,7 @@ typedef struct xgpu_tune_choice {
 
 /* What a call of `kernel` on `dtype` over `size` (GEMM: m * n * k; the
  * others: bytes of input) would use on the context's device now. GEMM
- * takes f16 here too (its entries come only from the database's files).
+ * takes f32, f64, f16 and bf16.
  * It never tunes: under XGPU_TUNE=auto, the first call does that. */
 XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                                       size_t size, xgpu_tune_choice *choice);

@@ -275,6 +275,34 @@ static void other_backend_against_the_spec(void **state) {
     cJSON_Delete(root);
 }
 
+/* The GEMM figures are single GEMMs, as the references are: a faster
+ * strided-batched row of the same n (schema members new after 0.6.0)
+ * does not stand for the device, for the vendor or for xgpu. */
+static void batched_gemm_is_not_the_figure(void **state) {
+    (void)state;
+    cJSON *root = cJSON_Parse(healthy);
+    cJSON *results = cJSON_GetObjectItem(root, "results");
+    for (int i = 0; i < 2; i++) {
+        cJSON *batched = cJSON_Duplicate(cJSON_GetArrayItem(results, i), true);
+        cJSON_ReplaceItemInObject(batched, "gflops", cJSON_CreateNumber(90000));
+        cJSON_AddNumberToObject(batched, "batch", 64);
+        cJSON_AddItemToArray(results, batched);
+    }
+    gc_judgement j;
+    gc_facts *f = NULL;
+    assert_int_equal(judge_json(root, &j, &f), GC_OK);
+    int seen = 0;
+    for (int i = 0; i < j.nfigures; i++) {
+        if (!strcmp(j.figures[i].name, "gemm") || !strcmp(j.figures[i].name, "gemm.xgpu")) {
+            assert_true(j.figures[i].value < 60000);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    free(f);
+    cJSON_Delete(root);
+}
+
 /* The transfer figure is the best copy large enough to judge: a fast
  * small copy does not hide a slow large one. */
 static void transfer_large_copy_counts(void **state) {
@@ -755,6 +783,7 @@ int main(void) {
         cmocka_unit_test(published_h200_run),
         cmocka_unit_test(pcie_rates),
         cmocka_unit_test(other_backend_against_the_spec),
+        cmocka_unit_test(batched_gemm_is_not_the_figure),
         cmocka_unit_test(transfer_large_copy_counts),
         cmocka_unit_test(names_are_cleaned),
         cmocka_unit_test(dateless_runs_stay_apart),

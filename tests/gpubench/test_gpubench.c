@@ -109,6 +109,20 @@ static void json_and_csv_parse(void **state) {
         }
         assert_true(cJSON_GetObjectItem(r, "gflops") || cJSON_GetObjectItem(r, "gbs") ||
                     cJSON_GetObjectItem(r, "us"));
+        /* GEMM rows say what ran and which peak they are read against. */
+        static const char *const gemm_keys[] = {"c_dtype", "path",        "compute",
+                                                "batch",   "peak_gflops", "peak_source"};
+        bool gemm = !strcmp(cJSON_GetObjectItem(r, "bench")->valuestring, "gemm");
+        for (size_t k = 0; gemm && k < sizeof gemm_keys / sizeof gemm_keys[0]; k++) {
+            if (!cJSON_GetObjectItem(r, gemm_keys[k])) {
+                fail_msg("gemm result lacks %s", gemm_keys[k]);
+            }
+        }
+        if (gemm && !strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "clblast") &&
+            !strcmp(cJSON_GetObjectItem(r, "dtype")->valuestring, "f32")) {
+            assert_string_equal(cJSON_GetObjectItem(r, "path")->valuestring, "CLBlastSgemm");
+            assert_int_equal(cJSON_GetObjectItem(r, "batch")->valueint, 1);
+        }
     }
     cJSON_Delete(root);
     free(text);
@@ -636,6 +650,14 @@ static void bad_sizes_and_lists_are_usage_errors(void **state) {
         {"-b gemm,", "-b \"gemm,\""},
         {"-b ,gemm", "-b \",gemm\""},
         {"-b gemm,bogus", "'bogus'"},
+        {"-b gemm --batch 0", "--batch 0: must be at least 1"},
+        {"-b gemm --batch 65536", "--batch 65536: too large"},
+        {"-b gemm --batch -2", "--batch -2"},
+        {"-b gemm --batch 4x", "--batch 4x"},
+        {"-b reduce --batch 4", "only the gemm benchmark"},
+        {"-b gemm --size 100000 --batch 1000", "--batch 1000"}, /* 240 TiB */
+        {"-b gemm --dtype bf17", "'bf17'"},
+        {"-b reduce --dtype bf16,tf32,int8", "none of these element types"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[512];
@@ -658,7 +680,9 @@ static void tune_command(void **state) {
         {"-k bogus", "'bogus'"},
         {"-k gemm,", "-k"},
         {"-k ''", "-k"},
-        {"--dtype f16", "'f16'"},
+        {"--dtype bf17", "'bf17'"},
+        {"-k sum --dtype bf16", "selects nothing"},
+        {"-k stream --dtype f16", "selects nothing"},
         {"--time 0", "--time"},
         {"--time abc", "--time"},
         {"--max-mib 0", "--max-mib"},
@@ -738,6 +762,17 @@ static void size_arithmetic_is_checked(void **state) {
     assert_int_equal(gb_check_benches("", why, sizeof why), -1);
     assert_int_equal(gb_check_benches("gemm,launch", why, sizeof why), 0);
     assert_int_equal(gb_check_benches("gemm,,launch", why, sizeof why), -1);
+    assert_int_equal(gb_check_dtypes("bf16,tf32,int8,f16", why, sizeof why), 0);
+    assert_int_equal(gb_check_dtype_use("gemm", "int8", why, sizeof why), 0);
+    assert_int_equal(gb_check_dtype_use("gemm", "tf32", why, sizeof why), 0);
+    assert_int_equal(gb_check_dtype_use("stream", "bf16", why, sizeof why), -1);
+    assert_int_equal(gb_parse_batch("65535", &n, why, sizeof why), 0);
+    assert_int_equal(n, 65535);
+    assert_int_equal(gb_parse_batch("65536", &n, why, sizeof why), -1);
+    assert_int_equal(gb_check_batch("gemm", 0, 64, why, sizeof why), 0); /* n = 512 */
+    assert_int_equal(gb_check_batch("gemm", 4096, 65535, why, sizeof why), -1);
+    assert_int_equal(gb_check_batch(NULL, 512, 64, why, sizeof why), 0);
+    assert_int_equal(gb_check_batch("launch", 512, 64, why, sizeof why), -1);
 }
 
 int main(int argc, char **argv) {

@@ -1,6 +1,7 @@
 #!/bin/sh
-# gemm_oclgrind.sh TEST_PROGRAM: the GEMM's GPU family at a tiny size under
-# oclgrind (data races, uninitialized values), through oclgrind's ICD as
+# gemm_oclgrind.sh TEST_PROGRAM: a GEMM test's `tiny` cases (the GPU
+# family; the fragment kernel's variants) under oclgrind (data races,
+# uninitialized values), through oclgrind's ICD as
 # the only OpenCL platform, its checks turned on by its variables (not the
 # oclgrind wrapper, whose preloaded runtime a sanitizer build refuses).
 # 77 (skipped) without oclgrind; fails when the program fails or oclgrind

@@ -3,6 +3,7 @@
  * database is set aside; bad arguments are refused. XGPU_TUNE_DB points at
  * a file of the build tree (CTest sets it). */
 #define _GNU_SOURCE
+#include "gemm_mixed.h"
 #include "harness.h"
 
 #include <math.h>
@@ -217,6 +218,34 @@ static void gemm_tuned_is_right(void **state) {
     free(out);
 }
 
+/* bf16 and f16 tune the fragment family, stored under their dtype, and
+ * xgpu_gemm then runs the winner correctly. */
+static void gemm_bf16_tuned_is_right(void **state) {
+    (void)state;
+    const xgpu_dtype types[] = {XGPU_BF16, XGPU_F16};
+    for (size_t t = 0; t < 2; t++) {
+        forget_db();
+        xgpu_tune_options o = quick(3);
+        o.max_size = 32u << 10; /* n = 128 */
+        xgpu_tune_summary s;
+        XT_OK(xgpu_tune(xt.queue, "gemm", types[t], &o, &s));
+        assert_true(s.best[0][0] != '\0');
+        assert_non_null(strstr(s.best[0], "contig=3"));
+        xgpu_tune_choice c;
+        XT_OK(xgpu_tune_lookup(xt.ctx, "gemm", types[t], 60 * 50 * 40, &c));
+        assert_string_equal(c.params, s.best[0]);
+        mcase m = {.in = types[t], .layout = XGPU_ROW_MAJOR, .m = 60, .n = 50, .k = 40};
+        m.alpha = 1.5;
+        m.tb = XGPU_TRANS;
+        xgpu_gemm_choice ch;
+        mcase_run(&m, &ch);
+        assert_non_null(strstr(ch.source, "tuned"));
+        assert_int_equal(ch.params.contiguous, XGPU_GEMM_FRAGMENTS);
+        m.out = XGPU_F32;
+        mcase_run(&m, &ch);
+    }
+}
+
 static void damaged_database_is_set_aside(void **state) {
     (void)state;
     FILE *f = fopen(db(), "w");
@@ -290,11 +319,9 @@ static void bad_arguments_are_refused(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tune_is_stored_found_and_used),
-        cmocka_unit_test(tune_resumes),
-        cmocka_unit_test(gemm_tuned_is_right),
-        cmocka_unit_test(damaged_database_is_set_aside),
-        cmocka_unit_test(tuning_off_uses_defaults),
+        cmocka_unit_test(tune_is_stored_found_and_used), cmocka_unit_test(tune_resumes),
+        cmocka_unit_test(gemm_tuned_is_right),           cmocka_unit_test(gemm_bf16_tuned_is_right),
+        cmocka_unit_test(damaged_database_is_set_aside), cmocka_unit_test(tuning_off_uses_defaults),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return XT_RUN("tune", tests);

@@ -16,6 +16,12 @@ typedef struct peak_figure {
 
 /* FP32 GFLOP/s: SMs x FP32 lanes per SM (by compute capability) x 2 x clock. */
 void peak_fp32(const xgpu_device_info *info, peak_figure *p);
+/* Dense matrix-unit GFLOP/s (int8: GOP/s) for `precision` ("tf32",
+ * "f16", "bf16", "int8", "fp8"): SMs or CUs x dense flops per clock per
+ * unit (by architecture and precision) (from the vendor's
+ * datasheet figures) x the maximum clock. Unknown for an architecture or
+ * precision the table lacks, or a device without matrix units. */
+void peak_matrix(const xgpu_device_info *info, const char *precision, peak_figure *p);
 /* Memory GB/s: memory clock x 2 transfers per clock x bus width. */
 void peak_bandwidth(const xgpu_device_info *info, peak_figure *p);
 

@@ -1,10 +1,11 @@
 /* The vendor BLAS on xgpu's own buffers and queue, through
  * xgpu_buffer_native / xgpu_queue_native: CLBlast on OpenCL devices (when
  * built with it), cuBLAS on CUDA and rocBLAS on HIP (loaded at run time
- * when present). gpubench runs it beside xgpu's GEMM. */
+ * when present). gpubench runs it beside xgpu's GEMM. This file loads the
+ * libraries, keeps one handle per device and the lock, and picks the
+ * library; vendor_blas_{cuda,rocm,clblast}.c make the calls. */
 #define _GNU_SOURCE
-#include "vendor_blas.h"
-#include "pyfolders.h"
+#include "vendor_blas_internal.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -14,58 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(VB_HAVE_CLBLAST)
-#define CL_TARGET_OPENCL_VERSION 120
-#include <clblast_c.h>
-#endif
-
-typedef int (*vendor_call)(void *lib_state, bool f64, void *queue, void *a, void *b, void *c,
-                           size_t m, size_t n, size_t k);
-
-/* ---- CLBlast ---- */
-#if defined(VB_HAVE_CLBLAST)
-static int clblast_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
-                        size_t n, size_t k) {
-    (void)state;
-    cl_command_queue q = queue;
-    CLBlastStatusCode st =
-        f64 ? CLBlastDgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
-                           1.0, (cl_mem)a, 0, k, (cl_mem)b, 0, n, 0.0, (cl_mem)c, 0, n, &q, NULL)
-            : CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k,
-                           1.0f, (cl_mem)a, 0, k, (cl_mem)b, 0, n, 0.0f, (cl_mem)c, 0, n, &q, NULL);
-    return st == CLBlastSuccess ? 0 : (int)st;
+/* Each precision as gpubench's --dtype spells it. */
+const char *vb_type_name(vb_type type) {
+    static const char *const names[] = {[VB_F32] = "f32", [VB_F64] = "f64",   [VB_TF32] = "tf32",
+                                        [VB_F16] = "f16", [VB_BF16] = "bf16", [VB_I8] = "int8"};
+    return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
-#endif
 
-/* ---- cuBLAS and rocBLAS ---- */
-/* cublasSgemm_v2 and rocblas_sgemm share this shape (handle, two
- * operations, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc). */
-typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const void *, int,
-                        const void *, int, const float *, void *, int);
-typedef int (*dgemm_fn)(void *, int, int, int, int, int, const double *, const void *, int,
-                        const void *, int, const double *, void *, int);
-
-/* A handle is tied to the device context current when it was made
- * (cuBLAS and rocBLAS alike): one per device, made on the device's first
- * GEMM, kept for the process. */
-enum { VB_MAX_DEVICES = 64 };
-
-typedef struct blas_lib {
-    bool tried;       /* loading was attempted; `failed` says how */
-    char failed[512]; /* the reason, "" when loaded */
-    char name[XGPU_PYFOLDER_SIZE + 32];
-    int (*create)(void **handle);
-    int (*set_stream)(void *handle, void *stream);
-    sgemm_fn sgemm;
-    dgemm_fn dgemm;
-    void *handles[VB_MAX_DEVICES];
-} blas_lib;
-
-/* The call's view: the library and this device's handle. */
-typedef struct blas_call_state {
-    const blas_lib *lib;
-    void *handle;
-} blas_call_state;
+int vb__sm_number(const char *arch) {
+    int sm = 0;
+    return sscanf(arch, "sm_%d", &sm) == 1 ? sm : 0;
+}
 
 static void *open_first(const char *const *names, char *loaded, size_t size) {
     for (size_t i = 0; names[i]; i++) {
@@ -101,36 +61,6 @@ static void *open_cublas_wheel(char *loaded, size_t size, size_t *searched) {
     free(dirs);
     *searched = n;
     return lib;
-}
-
-/* Row-major C = A B is column-major C^T = B^T A^T; `none` is the
- * library's no-transpose (CUBLAS_OP_N = 0, rocblas_operation_none = 111). */
-static int blas_call(const blas_call_state *bs, int none, bool f64, void *queue, void *a, void *b,
-                     void *c, size_t m, size_t n, size_t k) {
-    const float one = 1.0f, zero = 0.0f;
-    const double one64 = 1.0, zero64 = 0.0;
-    const blas_lib *l = bs->lib;
-    int st = l->set_stream(bs->handle, queue);
-    if (st) {
-        return st;
-    }
-    if (f64) {
-        return l->dgemm ? l->dgemm(bs->handle, none, none, (int)n, (int)m, (int)k, &one64, b,
-                                   (int)n, a, (int)k, &zero64, c, (int)n)
-                        : -1;
-    }
-    return l->sgemm(bs->handle, none, none, (int)n, (int)m, (int)k, &one, b, (int)n, a, (int)k,
-                    &zero, c, (int)n);
-}
-
-static int cublas_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
-                       size_t n, size_t k) {
-    return blas_call(state, 0, f64, queue, a, b, c, m, n, k);
-}
-
-static int rocblas_call(void *state, bool f64, void *queue, void *a, void *b, void *c, size_t m,
-                        size_t n, size_t k) {
-    return blas_call(state, 111, f64, queue, a, b, c, m, n, k);
 }
 
 /* Loads cuBLAS (`cuda`) or rocBLAS into *l; -1 with the reason in
@@ -214,6 +144,14 @@ static int lock_runtime_blas(bool cuda, const xgpu_device_info *device, blas_cal
                   cuda ? "cublasSetStream_v2" : "rocblas_set_stream",
                   cuda ? "cublasSgemm_v2" : "rocblas_sgemm",
                   cuda ? "cublasDgemm_v2" : "rocblas_dgemm", l);
+        /* Optional: without them only SGEMM and DGEMM run. */
+        void *lib = *l->failed ? NULL : dlopen(l->name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (lib) {
+            l->gemm_ex = dlsym(lib, cuda ? "cublasGemmEx" : "rocblas_gemm_ex");
+            l->gemm_strided_ex =
+                dlsym(lib, cuda ? "cublasGemmStridedBatchedEx" : "rocblas_gemm_strided_batched_ex");
+            dlclose(lib); /* open_blas's reference keeps it loaded */
+        }
     }
     /* The handle binds to the context current on this thread: the
      * caller's buffers were just written through this queue, which
@@ -228,52 +166,44 @@ static int lock_runtime_blas(bool cuda, const xgpu_device_info *device, blas_cal
     return 0;
 }
 
-int vb_gemm(xgpu_queue *queue, const xgpu_device_info *device, xgpu_dtype dtype, size_t m, size_t n,
-            size_t k, xgpu_buffer *a, xgpu_buffer *b, xgpu_buffer *c, char *impl, size_t impl_size,
-            char *reason, size_t reason_size) {
-    if (dtype != XGPU_F32 && dtype != XGPU_F64) {
-        snprintf(impl, impl_size, "vendor");
-        snprintf(reason, reason_size, "not run: the vendor GEMM runs f32 and f64 only");
+int vb_gemm_run(xgpu_queue *queue, const xgpu_device_info *device, const vb_gemm_desc *d,
+                vb_gemm_info *info) {
+    memset(info, 0, sizeof *info);
+    const char *backend = device->backend;
+    bool opencl = !strcmp(backend, "opencl"), cuda = !strcmp(backend, "cuda");
+    blas_call_state bs = {NULL, NULL};
+    snprintf(info->impl, sizeof info->impl, "%s",
+             opencl                    ? "clblast"
+             : cuda                    ? "cublas"
+             : !strcmp(backend, "hip") ? "rocblas"
+                                       : "vendor");
+    if ((unsigned)d->type > VB_I8) {
+        snprintf(info->reason, sizeof info->reason, "not run: unknown precision %d", (int)d->type);
         return -1;
     }
-    bool f64 = dtype == XGPU_F64;
-    const char *backend = device->backend;
-    vendor_call call = NULL;
-    blas_call_state bs = {NULL, NULL};
-    if (!strcmp(backend, "opencl")) {
-        snprintf(impl, impl_size, "clblast");
-#if defined(VB_HAVE_CLBLAST)
-        call = clblast_call;
+    if (opencl) {
         pthread_mutex_lock(&lock);
-#else
-        snprintf(reason, reason_size, "not run: built without CLBlast (libclblast-dev)");
-        return -1;
-#endif
-    } else if (!strcmp(backend, "cuda") || !strcmp(backend, "hip")) {
-        bool cuda = !strcmp(backend, "cuda");
-        snprintf(impl, impl_size, cuda ? "cublas" : "rocblas");
-        if (lock_runtime_blas(cuda, device, &bs, reason, reason_size) != 0) {
+    } else if (cuda || !strcmp(backend, "hip")) {
+        if (lock_runtime_blas(cuda, device, &bs, info->reason, sizeof info->reason) != 0) {
             return -1;
         }
-        call = cuda ? cublas_call : rocblas_call;
     } else {
-        snprintf(impl, impl_size, "vendor");
-        snprintf(reason, reason_size, "not run: no vendor BLAS for backend %s", backend);
+        snprintf(info->reason, sizeof info->reason, "not run: no vendor BLAS for backend %s",
+                 backend);
         return -1;
     }
     /* Here the lock is held. */
-    void *qn = NULL, *an = NULL, *bn = NULL, *cn = NULL;
-    int st = -1;
-    if (xgpu_queue_native(queue, &qn) || xgpu_buffer_native(a, &an) || xgpu_buffer_native(b, &bn) ||
-        xgpu_buffer_native(c, &cn)) {
-        snprintf(reason, reason_size, "not run: %s", xgpu_last_error()->message);
+    vb_native nat = {NULL, NULL, NULL, NULL};
+    int rc = -1;
+    if (xgpu_queue_native(queue, &nat.queue) || xgpu_buffer_native(d->a, &nat.a) ||
+        xgpu_buffer_native(d->b, &nat.b) || xgpu_buffer_native(d->c, &nat.c)) {
+        snprintf(info->reason, sizeof info->reason, "not run: %s", xgpu_last_error()->message);
+    } else if (opencl) {
+        rc = vb__clblast_gemm(device, d, &nat, info);
     } else {
-        st = call(&bs, f64, qn, an, bn, cn, m, n, k);
-        if (st != XGPU_SUCCESS) {
-            snprintf(reason, reason_size, "failed: %s %s status %d", impl, f64 ? "dgemm" : "sgemm",
-                     st);
-        }
+        rc = cuda ? vb__cublas_gemm(&bs, device, d, &nat, info)
+                  : vb__rocblas_gemm(&bs, device, d, &nat, info);
     }
     pthread_mutex_unlock(&lock);
-    return st == XGPU_SUCCESS ? 0 : -1;
+    return rc;
 }

@@ -9,7 +9,8 @@
 
 static const char usage[] =
     "usage: gpubench [-b LIST] [-d SELECTOR] [--all-devices] [--dtype LIST] [--full]\n"
-    "                [--size N] [--reps N] [--time S] [--csv FILE] [--json FILE]\n"
+    "                [--size N] [--batch N] [--reps N] [--time S] [--csv FILE]\n"
+    "                [--json FILE]\n"
     "       gpubench check [-d SELECTOR] [RESULT.json...] (gpubench check --help)\n"
     "       gpubench report [-o PREFIX] RESULT.json...\n"
     "       gpubench tune [-d SELECTOR] [-k LIST] [--dtype LIST] [--time S] ...\n"
@@ -26,11 +27,13 @@ static const char usage[] =
     "                (cuda), a path (opencl:0), a PCI bus id (0000:01:00.0) or a\n"
     "                UUID, as gpuinfo prints them (the grammar of xgpu_device_match\n"
     "                in xgpu.h); each matching device once, in gpuinfo's order\n"
-    "  --dtype LIST  element types, comma-separated: f32,f64,f16 for GEMM (the\n"
-    "                vendor BLAS runs f32 and f64, OpenBLAS f32), f32,f64,i32 for the\n"
-    "                reductions (the device-to-device copy runs with f32), f32 for\n"
-    "                stream; a list none of the chosen benchmarks runs is a usage\n"
-    "                error; default: all\n"
+    "  --dtype LIST  element types, comma-separated: f32,f64,f16,bf16,tf32,int8 for\n"
+    "                GEMM (f16 and bf16: A and B in that type, C in f32; tf32: f32\n"
+    "                buffers multiplied in tf32 where the device has matrix units;\n"
+    "                int8: the vendor BLAS only, C in int32; OpenBLAS runs f32),\n"
+    "                f32,f64,i32 for the reductions (the device-to-device copy runs\n"
+    "                with f32), f32 for stream; a list none of the chosen benchmarks\n"
+    "                runs is a usage error; default: all\n"
     "  --all-devices every device of the node at the same time, a thread and a\n"
     "                context each (one path per GPU, GPUs only when there are any;\n"
     "                with -d: the selected devices), then the p2p matrix: copy\n"
@@ -38,6 +41,8 @@ static const char usage[] =
     "                through the host (labelled)\n"
     "  --full        the full sweep (sizes up to what fits the device)\n"
     "  --size N      one size: n for GEMM, MiB for the others\n"
+    "  --batch N     GEMM as strided-batched: N GEMMs of n x n x n per run (n: --size,\n"
+    "                else 512), xgpu beside the vendor's batched GEMM (1 to 65535)\n"
     "  --reps N      fixed repetitions instead of a time budget (launch always\n"
     "                takes 200 samples)\n"
     "  --time S      seconds of timed repetitions per case (default 0.2)\n"
@@ -46,7 +51,10 @@ static const char usage[] =
     "  --json FILE   results as JSON (schema xgpu.gpubench/1, with gpuinfo's JSON;\n"
     "                '-' as for --csv). Under a launcher every rank writes FILE:\n"
     "                leave it out to get one file per rank\n"
-    "  -h, --help    this text\n"
+    "  -h, --help    this text\n";
+
+/* The rest of --help (one string would pass C's 4095-character minimum). */
+static const char usage_notes[] =
     "\n"
     "Methodology: a warm-up run first (its time, builds included, is reported as\n"
     "first_s), then repetitions timed with device events; median, min, max and\n"
@@ -81,6 +89,7 @@ static int parse_args(int argc, char **argv, gb_run_options *o) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
+            fputs(usage_notes, stdout);
             return 0;
         } else if (!strcmp(a, "--full")) {
             o->bench.full = true;
@@ -95,6 +104,13 @@ static int parse_args(int argc, char **argv, gb_run_options *o) {
         } else if (!strcmp(a, "--size") && v) {
             char why[160];
             if (gb_parse_size(v, &o->bench.size, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench: %s\n", why);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--batch") && v) {
+            char why[160];
+            if (gb_parse_batch(v, &o->bench.batch, why, sizeof why) != 0) {
                 fprintf(stderr, "gpubench: %s\n", why);
                 return 2;
             }
@@ -121,7 +137,8 @@ static int parse_args(int argc, char **argv, gb_run_options *o) {
     if (gb_check_benches(b->benches, why, sizeof why) != 0 ||
         gb_check_dtypes(b->dtypes, why, sizeof why) != 0 ||
         gb_check_dtype_use(b->benches, b->dtypes, why, sizeof why) != 0 ||
-        (b->size && gb_check_size(b->benches, b->size, why, sizeof why) != 0)) {
+        (b->size && gb_check_size(b->benches, b->size, why, sizeof why) != 0) ||
+        (b->batch && gb_check_batch(b->benches, b->size, b->batch, why, sizeof why) != 0)) {
         fprintf(stderr, "gpubench: %s\n", why);
         return 2;
     }

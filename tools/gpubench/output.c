@@ -146,7 +146,8 @@ static void csv_field(FILE *f, const char *s) {
 
 void gb_write_csv(FILE *f, const gb_results *r) {
     fprintf(f, "host,bench,impl,device,device_name,backend,dtype,shape,size,median_s,min_s,max_s,"
-               "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note\n");
+               "stddev_s,reps,rate,unit,pct_peak,first_s,verified,max_rel_err,note,c_dtype,path,"
+               "compute,batch,peak_gflops\n");
     for (size_t i = 0; i < r->count; i++) {
         const gb_result *x = r->rows[i];
         csv_field(f, gb_host_name());
@@ -170,6 +171,12 @@ void gb_write_csv(FILE *f, const gb_results *r) {
         fprintf(f, ",%.3g,%.6g,%s,%.3g,", x->pct_peak, x->first_s, x->verified ? "true" : "false",
                 x->max_rel_err);
         csv_field(f, x->note);
-        fputc('\n', f);
+        fputc(',', f);
+        csv_field(f, x->c_dtype);
+        fputc(',', f);
+        csv_field(f, x->path);
+        fputc(',', f);
+        csv_field(f, x->compute);
+        fprintf(f, ",%zu,%.6g\n", x->batch, x->peak_gflops);
     }
 }

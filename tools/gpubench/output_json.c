@@ -185,6 +185,20 @@ static void json_row(FILE *f, const gb_result *x) {
     jw_number(f, x->max_rel_err);
     fputs(", \"note\": ", f);
     jw_string(f, x->note);
+    if (!strcmp(x->bench, "gemm")) {
+        /* New after 0.6.0: what the GEMM ran and the peak it is read
+         * against (readers of older files find none of these). */
+        fputs(", \"c_dtype\": ", f);
+        json_string_or_null(f, x->c_dtype);
+        fputs(", \"path\": ", f);
+        json_string_or_null(f, x->path);
+        fputs(", \"compute\": ", f);
+        json_string_or_null(f, x->compute);
+        fprintf(f, ", \"batch\": %zu, \"peak_gflops\": ", x->batch ? x->batch : 1);
+        x->peak_gflops > 0 ? jw_number(f, x->peak_gflops) : (void)fputs("null", f);
+        fputs(", \"peak_source\": ", f);
+        json_string_or_null(f, x->peak_source);
+    }
     fputs(", \"telemetry\": ", f);
     if (x->has_telemetry) {
         gt_write_json(f, &x->telemetry);

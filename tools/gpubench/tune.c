@@ -27,8 +27,8 @@ static const char tune_usage[] =
     "  -d SELECTOR   devices, as for gpubench (default: all)\n"
     "  -k LIST       kernels, comma-separated: gemm,sum,minmax,argmax,stream\n"
     "                (default: all)\n"
-    "  --dtype LIST  f32,f64,i32,i64 (gemm and stream take f32 and f64);\n"
-    "                default: f32, and f64 for gemm\n"
+    "  --dtype LIST  f32,f64,i32,i64,f16,bf16 (gemm takes f32, f64, f16 and bf16,\n"
+    "                stream f32 and f64); default: f32, and f64 for gemm\n"
     "  --time S      search budget per kernel, dtype and class (default 20)\n"
     "  --restart     search again from the built-in default, forgetting earlier\n"
     "                candidates of this device\n"
@@ -87,6 +87,10 @@ static void progress(void *user, const xgpu_tune_progress *p) {
     }
 }
 
+/* The dtypes a tune may take, in the order they run. */
+static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64, XGPU_F16, XGPU_BF16};
+#define NDTYPES (sizeof dts / sizeof dts[0])
+
 static bool wanted(const tune_cli *cli, const char *kernel, xgpu_dtype dt,
                    const xgpu_device_info *info);
 
@@ -128,7 +132,7 @@ static int parse(int argc, char **argv, tune_cli *cli) {
             return 2;
         }
     }
-    static const char *const dtypes[] = {"f32", "f64", "i32", "i64"};
+    static const char *const dtypes[] = {"f32", "f64", "i32", "i64", "f16", "bf16"};
     char bad[48];
     if (cli->kernels && !list_known(cli->kernels, all_kernels, 5, bad, sizeof bad)) {
         fprintf(stderr,
@@ -136,24 +140,25 @@ static int parse(int argc, char **argv, tune_cli *cli) {
                 bad);
         return 2;
     }
-    if (cli->dtypes && !list_known(cli->dtypes, dtypes, 4, bad, sizeof bad)) {
-        fprintf(stderr, "gpubench tune: --dtype: '%s' is not a list of f32, f64, i32, i64\n", bad);
+    if (cli->dtypes && !list_known(cli->dtypes, dtypes, NDTYPES, bad, sizeof bad)) {
+        fprintf(stderr,
+                "gpubench tune: --dtype: '%s' is not a list of f32, f64, i32, i64, f16, bf16\n",
+                bad);
         return 2;
     }
     /* Some kernel must take some dtype, on a device with fp64 at least. */
     const xgpu_device_info any = {.fp64 = true};
-    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
     bool some = false;
     for (size_t k = 0; k < 5 && !some; k++) {
-        for (size_t d = 0; d < 4 && !some; d++) {
+        for (size_t d = 0; d < NDTYPES && !some; d++) {
             some = gb_selected(cli->kernels, all_kernels[k]) &&
                    wanted(cli, all_kernels[k], dts[d], &any);
         }
     }
     if (!some) {
         fprintf(stderr,
-                "gpubench tune: -k %s --dtype %s selects nothing: gemm and stream take f32 and "
-                "f64, the reductions f32, f64, i32 and i64\n",
+                "gpubench tune: -k %s --dtype %s selects nothing: gemm takes f32, f64, f16 and "
+                "bf16, stream f32 and f64, the reductions f32, f64, i32 and i64\n",
                 cli->kernels ? cli->kernels : "(all)", cli->dtypes ? cli->dtypes : "(default)");
         return 2;
     }
@@ -163,9 +168,10 @@ static int parse(int argc, char **argv, tune_cli *cli) {
 /* Whether to tune this kernel and dtype: as listed, or the defaults. */
 static bool wanted(const tune_cli *cli, const char *kernel, xgpu_dtype dt,
                    const xgpu_device_info *info) {
-    bool takes = !strcmp(kernel, "gemm") || !strcmp(kernel, "stream")
-                     ? dt == XGPU_F32 || dt == XGPU_F64
-                     : true;
+    bool half = dt == XGPU_F16 || dt == XGPU_BF16;
+    bool takes = !strcmp(kernel, "gemm")     ? dt == XGPU_F32 || dt == XGPU_F64 || half
+                 : !strcmp(kernel, "stream") ? dt == XGPU_F32 || dt == XGPU_F64
+                                             : !half;
     if (!takes || (dt == XGPU_F64 && !info->fp64)) {
         return false;
     }
@@ -187,13 +193,12 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
         xgpu_context_release(ctx);
         return 1;
     }
-    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
     int rc = 0, tuned = 0;
     for (size_t k = 0; k < 5; k++) {
         if (!gb_selected(cli->kernels, all_kernels[k])) {
             continue;
         }
-        for (size_t d = 0; d < 4; d++) {
+        for (size_t d = 0; d < NDTYPES; d++) {
             if (!wanted(cli, all_kernels[k], dts[d], &info)) {
                 continue;
             }
@@ -237,8 +242,8 @@ static int tune_device(const tune_cli *cli, xgpu_device *dev) {
     xgpu_context_release(ctx);
     if (!tuned) {
         fprintf(stderr,
-                "gpubench tune: %s:%u: nothing to tune for -k %s --dtype %s (gemm and stream "
-                "take f32 and f64; f64 needs a device with fp64)\n",
+                "gpubench tune: %s:%u: nothing to tune for -k %s --dtype %s (gemm takes f32, "
+                "f64, f16, bf16, stream f32 and f64; f64 needs a device with fp64)\n",
                 info.backend, info.backend_index, cli->kernels ? cli->kernels : "(all)",
                 cli->dtypes ? cli->dtypes : "(default)");
         return 1;

@@ -82,6 +82,20 @@ xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtyp
     return XGPU_SUCCESS;
 }
 
+void xgpu__lib_choice_source(const xgpu__tune_choice *c, char *out, size_t size) {
+    if (c->level == XGPU__TL_NONE) {
+        snprintf(out, size, "%s%s", c->source,
+                 c->warm_only ? " (other drivers' entries: warm starts)" : "");
+    } else if (c->stale) {
+        snprintf(out, size,
+                 "tuned (this device, stale: another driver, compiler or xgpu, %s database)",
+                 c->shipped ? "built-in" : "user");
+    } else {
+        snprintf(out, size, "%s (%.24s, %s database)", c->auto_tuned ? "auto-tuned" : "tuned",
+                 xgpu__tune_level_name(c->level), c->shipped ? "built-in" : "user");
+    }
+}
+
 /* Finds or creates the entry; called with the state's lock held. */
 static xgpu_status entry_for(xgpu_context *ctx, lib_state *s, const char *source,
                              const char *options, xgpu__lib_entry **out) {

@@ -20,6 +20,10 @@ xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dt
 xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
                            xgpu__tune_class cls, xgpu__tune_choice *out);
 
+/* Where a choice came from, in the words of xgpu_tune_choice.source:
+ * "built-in default", "tuned (exact, user database)", ... */
+void xgpu__lib_choice_source(const xgpu__tune_choice *c, char *out, size_t size);
+
 /* xgpu_reduce and xgpu_stream with the given tuning values instead of the
  * database's (NULL: as the public calls); messages begin with `func`, the
  * public function the caller implements. */

@@ -115,7 +115,7 @@ static bool auto_tune(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dty
     const char *dname = xgpu_dtype_name(dtype), *cname = xgpu__tune_class_name(cls);
     struct xgpu__error_state *saved = xgpu__error_save();
     /* f16 GEMM is looked up, never tuned. */
-    if (xgpu__tune_check_dtype("XGPU_TUNE=auto", id, dtype, xgpu__context_info(ctx), false) !=
+    if (xgpu__tune_check_dtype("XGPU_TUNE=auto", id, dtype, xgpu__context_info(ctx)) !=
         XGPU_SUCCESS) {
         xgpu__error_restore(saved);
         return false;

@@ -36,6 +36,12 @@ static void put(void *p, xgpu_dtype dt, size_t i, double v) {
     case XGPU_I64:
         ((int64_t *)p)[i] = (int64_t)(v * 1024) * 1000003;
         break;
+    case XGPU_F16: /* rounded: the reference reads back what is stored */
+        ((uint16_t *)p)[i] = xgpu_f32_to_f16((float)v);
+        break;
+    case XGPU_BF16:
+        ((uint16_t *)p)[i] = xgpu_f32_to_bf16((float)v);
+        break;
     default:
         ((float *)p)[i] = (float)v;
         break;
@@ -50,6 +56,10 @@ static double get(const void *p, xgpu_dtype dt, size_t i) {
         return ((const int32_t *)p)[i];
     case XGPU_I64:
         return (double)((const int64_t *)p)[i];
+    case XGPU_F16:
+        return xgpu_f16_to_f32(((const uint16_t *)p)[i]);
+    case XGPU_BF16:
+        return xgpu_bf16_to_f32(((const uint16_t *)p)[i]);
     default:
         return ((const float *)p)[i];
     }
@@ -262,10 +272,13 @@ xgpu_status xgpu__tune_problem_run(xgpu__tune_problem *p, const xgpu__tune_value
 
 static bool check_gemm(xgpu__tune_problem *p, char *why, size_t why_size) {
     size_t nn = p->n * p->n;
+    /* f16 and bf16 accumulate in fp32 and round C once to their own
+     * precision (2^-11, 2^-8 relative). */
     double eps = p->dtype == XGPU_F64 ? 0x1p-52 : 0x1p-23;
+    double out_eps = p->dtype == XGPU_F16 ? 0x1p-11 : (p->dtype == XGPU_BF16 ? 0x1p-8 : 0);
     for (size_t i = 0; i < nn; i++) {
         double got = get(p->out, p->dtype, i);
-        double tol = 2.0 * (double)p->n * eps * p->scale[i] + 1e-300;
+        double tol = (2.0 * (double)p->n * eps + out_eps) * p->scale[i] + 1e-300;
         if (!(absd(got - p->ref[i]) <= tol)) {
             snprintf(why, why_size, "C[%zu][%zu] is %.9g, the reference %.9g", i / p->n, i % p->n,
                      got, p->ref[i]);

@@ -43,10 +43,10 @@ xgpu_status xgpu__tune_problem_check(xgpu__tune_problem *p, const xgpu__tune_val
                                      char *why, size_t why_size);
 
 /* ---- search.c ---- */
-/* Whether the kernel takes the dtype on the device (lookup: f16 GEMM
- * too); the error names `func`. */
+/* Whether the kernel takes the dtype on the device; the error names
+ * `func`. */
 xgpu_status xgpu__tune_check_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                                   const xgpu_device_info *info, bool lookup);
+                                   const xgpu_device_info *info);
 /* One class's search, stored in `db_path` after every candidate; the
  * record says whether XGPU_TUNE=auto made it. */
 xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, xgpu_dtype dtype,

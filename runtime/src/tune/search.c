@@ -45,12 +45,11 @@ xgpu_status xgpu_tune_db_path(char *path, size_t size) {
 
 /* Whether the kernel takes the dtype on this device. */
 xgpu_status xgpu__tune_check_dtype(const char *func, xgpu__tune_kernel_id id, xgpu_dtype dtype,
-                                   const xgpu_device_info *info, bool lookup) {
+                                   const xgpu_device_info *info) {
     bool ok;
     switch (id) {
     case XGPU__TK_GEMM:
-        /* f16 GEMM looks its parameters up (nothing tunes it yet). */
-        ok = dtype == XGPU_F32 || dtype == XGPU_F64 || (lookup && dtype == XGPU_F16);
+        ok = dtype == XGPU_F32 || dtype == XGPU_F64 || dtype == XGPU_F16 || dtype == XGPU_BF16;
         break;
     case XGPU__TK_STREAM:
         ok = dtype == XGPU_F32 || dtype == XGPU_F64;
@@ -60,10 +59,11 @@ xgpu_status xgpu__tune_check_dtype(const char *func, xgpu__tune_kernel_id id, xg
         break;
     }
     if (!ok) {
-        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
-                          "%s: %s does not tune dtype %s (gemm and stream: f32, f64; sum, "
-                          "minmax, argmax: f32, f64, i32, i64)",
-                          func, xgpu__tune_kernel_get(id)->name, xgpu_dtype_name(dtype));
+        return xgpu__fail(
+            XGPU_ERROR_UNSUPPORTED,
+            "%s: %s does not tune dtype %s (gemm: f32, f64, f16, bf16; stream: f32, f64; sum, "
+            "minmax, argmax: f32, f64, i32, i64)",
+            func, xgpu__tune_kernel_get(id)->name, xgpu_dtype_name(dtype));
     }
     return xgpu__check_fp64(func, dtype, info);
 }
@@ -110,7 +110,7 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
     xgpu__tune_kernel_id id = XGPU__TK_GEMM;
     xgpu_status st = kernel_id(__func__, kernel, &id);
     if (st == XGPU_SUCCESS) {
-        st = xgpu__tune_check_dtype(__func__, id, dtype, xgpu__context_info(context), true);
+        st = xgpu__tune_check_dtype(__func__, id, dtype, xgpu__context_info(context));
     }
     if (st != XGPU_SUCCESS) {
         return st;
@@ -121,18 +121,7 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
         return st;
     }
     xgpu__tune_format(id, &c.values, choice->params, sizeof choice->params);
-    if (c.level == XGPU__TL_NONE) {
-        snprintf(choice->source, sizeof choice->source, "%s%s", c.source,
-                 c.warm_only ? " (other drivers' entries: warm starts)" : "");
-    } else if (c.stale) {
-        snprintf(choice->source, sizeof choice->source,
-                 "tuned (this device, stale: another driver, compiler or xgpu, %s database)",
-                 c.shipped ? "built-in" : "user");
-    } else {
-        snprintf(choice->source, sizeof choice->source, "%s (%.24s, %s database)",
-                 c.auto_tuned ? "auto-tuned" : "tuned", xgpu__tune_level_name(c.level),
-                 c.shipped ? "built-in" : "user");
-    }
+    xgpu__lib_choice_source(&c, choice->source, sizeof choice->source);
     choice->origin = c.level != XGPU__TL_NONE
                          ? (c.auto_tuned ? XGPU_TUNE_ORIGIN_AUTO : XGPU_TUNE_ORIGIN_DATABASE)
                      : c.off ? XGPU_TUNE_ORIGIN_OFF
@@ -444,7 +433,7 @@ xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
     xgpu_status st = kernel_id(__func__, kernel, &id);
     if (st == XGPU_SUCCESS) {
         st = xgpu__tune_check_dtype(__func__, id, dtype,
-                                    xgpu__context_info(xgpu__queue_context(queue)), false);
+                                    xgpu__context_info(xgpu__queue_context(queue)));
     }
     if (st != XGPU_SUCCESS) {
         return st;

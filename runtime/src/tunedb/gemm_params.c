@@ -189,12 +189,22 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
     if (st != XGPU_SUCCESS) {
         return st;
     }
-    if (from_env) { /* well formed; now whether the kernel can use it */
-        return xgpu__gemm_check_params(params, xgpu__device_info(device),
-                                       xgpu__gemm_local_elem(dtype),
-                                       "xgpu_gemm_default_params: XGPU_GEMM_PARAMS");
+    const xgpu_device_info *info = xgpu__device_info(device);
+    /* f16 and bf16 run the fragment family on the device's own path. */
+    const char *path =
+        xgpu__gemm_frag_dtype(dtype) ? xgpu__gemm_mma_path(info, dtype, false) : NULL;
+    const char *who = "xgpu_gemm_default_params: XGPU_GEMM_PARAMS";
+    if (from_env && path && params->contiguous == XGPU_GEMM_FRAGMENTS) {
+        return xgpu__gemm_mma_check_params(params, info, dtype, path, who);
     }
-    xgpu__gemm_builtin(xgpu__device_info(device), dtype, params);
+    if (from_env) { /* well formed; now whether the kernel can use it */
+        return xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), who);
+    }
+    if (path) {
+        xgpu__gemm_mma_builtin(info, dtype, path, params);
+    } else {
+        xgpu__gemm_builtin(info, dtype, params);
+    }
     return XGPU_SUCCESS;
 }
 

@@ -153,6 +153,10 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     *v = (xgpu__tune_values){{0}};
     switch (id) {
     case XGPU__TK_GEMM: {
+        if (xgpu__gemm_frag_dtype(dtype)) {
+            xgpu__gemm_frag_builtin(info, dtype, v);
+            return;
+        }
         xgpu_gemm_params p;
         xgpu__gemm_builtin(info, dtype, &p);
         *v = xgpu__tune_from_gemm(&p);
@@ -198,6 +202,9 @@ static bool pow2(uint32_t x) {
 
 bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
                       const xgpu__tune_values *v, char *why, size_t why_size) {
+    if (id == XGPU__TK_GEMM && xgpu__gemm_frag_dtype(dtype)) {
+        return xgpu__gemm_frag_valid(dtype, info, v, why, why_size);
+    }
     if (id == XGPU__TK_GEMM) {
         xgpu_gemm_params p = xgpu__tune_to_gemm(v);
         size_t elem = dtype == XGPU_F64 ? 8 : 4;
@@ -325,6 +332,9 @@ size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
     xgpu__tune_values builtin;
     xgpu__tune_builtin(id, dtype, info, &builtin);
     size_t n = add_valid(id, dtype, info, &builtin, 1, out, 0, max);
+    if (id == XGPU__TK_GEMM && xgpu__gemm_frag_dtype(dtype)) {
+        return xgpu__gemm_frag_candidates(dtype, info, out, n, max);
+    }
     const xgpu__tune_values *list;
     size_t count;
     switch (id) {

@@ -60,25 +60,25 @@ int gb_check_benches(const char *list, char *why, size_t why_size) {
 }
 
 int gb_check_dtypes(const char *list, char *why, size_t why_size) {
-    static const char *const dtypes[] = {"f32", "f64", "f16", "i32"};
+    static const char *const dtypes[] = {"f32", "f64", "f16", "bf16", "tf32", "int8", "i32"};
     return check_list("--dtype", "element type", list, dtypes, sizeof dtypes / sizeof dtypes[0],
-                      "f32, f64, f16, i32", why, why_size);
+                      "f32, f64, f16, bf16, tf32, int8, i32", why, why_size);
 }
 
 int gb_check_dtype_use(const char *benches, const char *dtypes, char *why, size_t why_size) {
     /* What each benchmark runs; the others (transfer, launch, p2p) take
      * no element type. */
     static const struct {
-        const char *bench, *types[3];
-    } uses[] = {{"gemm", {"f32", "f64", "f16"}},
+        const char *bench, *types[6];
+    } uses[] = {{"gemm", {"f32", "f64", "f16", "bf16", "tf32", "int8"}},
                 {"reduce", {"f32", "f64", "i32"}},
-                {"stream", {"f32", NULL, NULL}}};
+                {"stream", {"f32"}}};
     if (!dtypes || gb_selected(benches, "transfer") || gb_selected(benches, "launch") ||
         (benches && gb_selected(benches, "p2p"))) {
         return 0;
     }
     for (size_t b = 0; b < sizeof uses / sizeof uses[0]; b++) {
-        for (size_t t = 0; gb_selected(benches, uses[b].bench) && t < 3 && uses[b].types[t]; t++) {
+        for (size_t t = 0; gb_selected(benches, uses[b].bench) && t < 6 && uses[b].types[t]; t++) {
             if (gb_selected(dtypes, uses[b].types[t])) {
                 return 0;
             }
@@ -86,33 +86,43 @@ int gb_check_dtype_use(const char *benches, const char *dtypes, char *why, size_
     }
     snprintf(why, why_size,
              "--dtype %s: none of these element types is run by the chosen benchmarks (gemm "
-             "runs f32, f64, f16; reduce f32, f64, i32; stream f32)",
+             "runs f32, f64, f16, bf16, tf32, int8; reduce f32, f64, i32; stream f32)",
              dtypes);
     return -1;
 }
 
-int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size) {
+/* A positive whole number of `option`, at most `max`. */
+static int parse_count(const char *option, const char *text, size_t max, size_t *out, char *why,
+                       size_t why_size) {
     /* strtoull alone takes "-1" as ULLONG_MAX and skips leading blanks. */
     bool digits = *text != '\0';
     for (const char *p = text; *p; p++) {
         digits &= *p >= '0' && *p <= '9';
     }
     if (!digits) {
-        snprintf(why, why_size, "--size %s: not a positive whole number", text);
+        snprintf(why, why_size, "%s %s: not a positive whole number", option, text);
         return -1;
     }
     errno = 0;
     unsigned long long v = strtoull(text, NULL, 10);
-    if (errno == ERANGE || v > SIZE_MAX) {
-        snprintf(why, why_size, "--size %s: too large", text);
+    if (errno == ERANGE || v > max) {
+        snprintf(why, why_size, "%s %s: too large (at most %zu)", option, text, max);
         return -1;
     }
     if (v == 0) {
-        snprintf(why, why_size, "--size %s: must be at least 1", text);
+        snprintf(why, why_size, "%s %s: must be at least 1", option, text);
         return -1;
     }
-    *size = (size_t)v;
+    *out = (size_t)v;
     return 0;
+}
+
+int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size) {
+    return parse_count("--size", text, SIZE_MAX, size, why, why_size);
+}
+
+int gb_parse_batch(const char *text, size_t *batch, char *why, size_t why_size) {
+    return parse_count("--batch", text, GB_BATCH_MAX, batch, why, why_size);
 }
 
 /* a * b into *out; false when it does not fit a size_t. */
@@ -150,6 +160,23 @@ int gb_check_size(const char *benches, size_t size, char *why, size_t why_size) 
                      size, size, limit >> 30);
             return -1;
         }
+    }
+    return 0;
+}
+
+int gb_check_batch(const char *benches, size_t size, size_t batch, char *why, size_t why_size) {
+    if (!gb_selected(benches, "gemm")) {
+        snprintf(why, why_size, "--batch %zu: only the gemm benchmark runs batched (-b %s)", batch,
+                 benches);
+        return -1;
+    }
+    /* Three n x n matrices per GEMM, of the widest type (f64). */
+    size_t n = size ? size : GB_BATCH_DEFAULT_N, elems, bytes;
+    if (!mul(n, n, &elems) || !mul(elems, 3 * 8, &bytes) || !mul(bytes, batch, &bytes) ||
+        bytes > GB_SIZE_LIMIT_BYTES) {
+        snprintf(why, why_size, "--batch %zu: %zu GEMMs of n=%zu need more than the %zu GiB limit",
+                 batch, batch, n, GB_SIZE_LIMIT_BYTES >> 30);
+        return -1;
     }
     return 0;
 }

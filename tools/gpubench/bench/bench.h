@@ -38,6 +38,18 @@ typedef struct gb_result {
     bool verified;
     double max_rel_err;
     char note[512];
+    /* GEMM rows (new after 0.6.0; "" and 0 elsewhere): C's element type,
+     * the path (xgpu: as xgpu_gemm_choose names it, "mma.sync"; a vendor:
+     * the library's entry point, "cublasGemmEx"), the multiply's
+     * precision ("bf16", "tf32") and the GEMMs per run (1: one). */
+    char c_dtype[8];
+    char path[48];
+    char compute[8];
+    size_t batch;
+    /* The peak pct_peak is read against (GFLOP/s, < 0: none) and which it
+     * is, with how it was derived. */
+    double peak_gflops;
+    char peak_source[280];
     /* What the device did during the timed repetitions (not the warm-up). */
     bool has_telemetry;
     gt_summary telemetry;
@@ -58,6 +70,7 @@ typedef struct gb_options {
     const char *benches; /* "gemm,reduce,...", NULL = all */
     const char *dtypes;  /* "f32,f64,...", NULL = all */
     size_t size;         /* --size: one problem size (n for gemm, MiB otherwise), 0 = suite's */
+    size_t batch;        /* --batch: GEMMs per strided-batched run, 0 = one GEMM */
     double time_budget;  /* seconds per case for the timed repetitions */
     int reps;            /* fixed repetitions, 0 = calibrate to time_budget */
 } gb_options;
@@ -149,15 +162,22 @@ double gb_now(void);
 #define GB_SIZE_LIMIT_BYTES ((size_t)1 << 40)          /* buffers of one --size case */
 bool gb_selected(const char *list, const char *bench); /* list NULL: all */
 int gb_check_benches(const char *list, char *why, size_t why_size);
-/* --dtype: f32, f64, f16 (GEMM), i32 (reductions). */
+/* --dtype: f32, f64, f16, bf16, tf32, int8 (GEMM), i32 (reductions). */
 int gb_check_dtypes(const char *list, char *why, size_t why_size);
 /* Whether --dtype keeps anything the chosen benchmarks run (a list that
  * leaves them nothing to do is a usage error). */
 int gb_check_dtype_use(const char *benches, const char *dtypes, char *why, size_t why_size);
 /* A positive decimal number that fits a size_t: no sign, blank or suffix. */
 int gb_parse_size(const char *text, size_t *size, char *why, size_t why_size);
+/* --batch: a whole number from 1 to GB_BATCH_MAX. */
+#define GB_BATCH_MAX 65535
+int gb_parse_batch(const char *text, size_t *batch, char *why, size_t why_size);
 /* Whether the buffers `size` asks of the selected benchmarks fit a size_t
  * and GB_SIZE_LIMIT_BYTES. */
 int gb_check_size(const char *benches, size_t size, char *why, size_t why_size);
+/* Whether --batch GEMMs of --size (0: GB_BATCH_DEFAULT_N) fit the same
+ * limit, and -b runs gemm. */
+#define GB_BATCH_DEFAULT_N 512
+int gb_check_batch(const char *benches, size_t size, size_t batch, char *why, size_t why_size);
 
 #endif

@@ -1,29 +1,49 @@
-/* GEMM: xgpu's kernels (f32, f64, f16 storage), the vendor BLAS on the
- * same buffers (SGEMM), and OpenBLAS on the host as the CPU baseline. Every
- * result is checked against a double-precision reference at sampled
- * elements, the last row and the last column. */
+/* GEMM: xgpu's kernels (f32, f64, tf32, and f16 and bf16 with C in f32),
+ * one GEMM or strided-batched, the vendor BLAS on the same buffers (and
+ * its int8 GEMM), and OpenBLAS on the host as the CPU baseline. Every
+ * result is checked against a double-precision reference from the stored
+ * operands at sampled elements (gemm_host.c); each row names the path,
+ * the multiply's precision and the peak it is read against. */
+#include "gemm_host.h"
 #include "measure.h"
+#include "peaks.h"
 #include "vendor_blas.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(GB_HAVE_OPENBLAS)
-#include <cblas.h>
-#endif
+/* One --dtype of the GEMM benchmark. */
+typedef struct gemm_spec {
+    const char *name;
+    xgpu_dtype in, out; /* xgpu's A and B, and C; 0: the vendor's alone (int8) */
+    uint32_t flags;
+    gm_elem host_in, host_out;
+    vb_type vendor;
+} gemm_spec;
+
+static const gemm_spec specs[] = {
+    {"f32", XGPU_F32, XGPU_F32, 0, GM_F32, GM_F32, VB_F32},
+    {"f64", XGPU_F64, XGPU_F64, 0, GM_F64, GM_F64, VB_F64},
+    {"f16", XGPU_F16, XGPU_F32, 0, GM_F16, GM_F32, VB_F16},
+    {"bf16", XGPU_BF16, XGPU_F32, 0, GM_BF16, GM_F32, VB_BF16},
+    {"tf32", XGPU_F32, XGPU_F32, XGPU_GEMM_ALLOW_TF32, GM_F32, GM_F32, VB_TF32},
+    {"int8", 0, 0, 0, GM_I8, GM_I32, VB_I8},
+};
+enum { SPEC_F32, SPEC_F64, SPEC_F16, SPEC_BF16, SPEC_TF32, SPEC_INT8 };
 
 typedef struct gemm_case {
-    size_t m, n, k;
-    xgpu_dtype dtype;
+    const gemm_spec *s;
+    size_t m, n, k, batch; /* batch >= 1 */
+    xgpu_dtype out;        /* xgpu's C */
     xgpu_buffer *a, *b, *c;
-    char impl[16];
-    char reason[256];
+    void *ha, *hb, *hc;
+    char shape[64];
+    vb_gemm_info vinfo;
 } gemm_case;
 
-static int run_xgpu(gb_env *env, void *arg) {
-    gemm_case *g = arg;
-    xgpu_gemm_desc d = {.dtype = g->dtype,
+static xgpu_gemm_desc make_desc(const gemm_case *g) {
+    xgpu_gemm_desc d = {.dtype = g->s->in,
                         .layout = XGPU_ROW_MAJOR,
                         .trans_a = XGPU_NO_TRANS,
                         .trans_b = XGPU_NO_TRANS,
@@ -35,167 +55,219 @@ static int run_xgpu(gb_env *env, void *arg) {
                         .a = {g->a, 0, g->k},
                         .b = {g->b, 0, g->n},
                         .c = {g->c, 0, g->n},
-                        .params = NULL};
+                        .params = NULL,
+                        .c_dtype = g->out,
+                        .flags = g->s->flags};
+    if (g->batch > 1) {
+        d.batch = g->batch;
+        d.stride_a = g->m * g->k;
+        d.stride_b = g->k * g->n;
+        d.stride_c = g->m * g->n;
+    }
+    return d;
+}
+
+static int run_xgpu(gb_env *env, void *arg) {
+    gemm_case *g = arg;
+    xgpu_gemm_desc d = make_desc(g);
     return xgpu_gemm(env->queue, &d, NULL) == XGPU_SUCCESS ? 0 : -1;
+}
+
+static vb_gemm_desc vendor_desc(const gemm_case *g) {
+    vb_gemm_desc d = {g->s->vendor, g->m, g->n, g->k, g->batch, g->a, g->b, g->c};
+    return d;
 }
 
 static int run_vendor(gb_env *env, void *arg) {
     gemm_case *g = arg;
-    return vb_gemm(env->queue, &env->info, g->dtype, g->m, g->n, g->k, g->a, g->b, g->c, g->impl,
-                   sizeof g->impl, g->reason, sizeof g->reason);
+    vb_gemm_desc d = vendor_desc(g);
+    return vb_gemm_run(env->queue, &env->info, &d, &g->vinfo);
 }
 
-static uint16_t to_half(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000;
-    int32_t exp = (int32_t)((x >> 23) & 0xff) - 112;
-    uint32_t mant = x & 0x7fffff;
-    if (exp <= 0) {
-        return (uint16_t)sign;
-    }
-    uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
-    uint32_t rest = mant & 0x1fff;
-    return (uint16_t)(h + (rest > 0x1000 || (rest == 0x1000 && (h & 1))));
+static gm_elem elem_of(const char *dtype) {
+    return !strcmp(dtype, "f64")    ? GM_F64
+           : !strcmp(dtype, "f16")  ? GM_F16
+           : !strcmp(dtype, "bf16") ? GM_BF16
+           : !strcmp(dtype, "i32")  ? GM_I32
+                                    : GM_F32;
 }
 
-static double from_half(uint16_t h) {
-    int e = (h >> 10) & 0x1f;
-    double v = e ? ldexp(1.0 + (h & 0x3ff) / 1024.0, e - 15) : ldexp((h & 0x3ff) / 1024.0, -14);
-    return (h & 0x8000) ? -v : v;
-}
-
-static double get(const void *p, xgpu_dtype dt, size_t i) {
-    return dt == XGPU_F64   ? ((const double *)p)[i]
-           : dt == XGPU_F16 ? from_half(((const uint16_t *)p)[i])
-                            : ((const float *)p)[i];
-}
-
-/* Sampled check of C = A B (row-major); returns the largest error
- * relative to sum |a b| and whether all were within tolerance. */
-static bool check(const void *a, const void *b, const void *c, const gemm_case *g,
-                  double *max_rel) {
-    double eps = g->dtype == XGPU_F64 ? 0x1p-52 : 0x1p-23;
-    double out_eps = g->dtype == XGPU_F16 ? 0x1p-11 : 0;
-    uint32_t s = 77;
-    bool ok = true;
-    *max_rel = 0;
-    for (int t = 0; t < 256; t++) {
-        size_t i = t < 64 ? g->m - 1 : gb_rand(&s) % g->m;
-        size_t j = t >= 64 && t < 128 ? g->n - 1 : gb_rand(&s) % g->n;
-        double ref = 0, scale = 0;
-        for (size_t k = 0; k < g->k; k++) {
-            double p = get(a, g->dtype, i * g->k + k) * get(b, g->dtype, k * g->n + j);
-            ref += p;
-            scale += fabs(p);
-        }
-        double got = get(c, g->dtype, i * g->n + j);
-        double rel = fabs(got - ref) / (scale > 0 ? scale : 1);
-        if (!(rel <= 2.0 * (double)(g->k + 2) * eps + out_eps)) {
-            ok = false;
-            rel = isnan(rel) ? INFINITY : rel;
-        }
-        *max_rel = rel > *max_rel ? rel : *max_rel;
-    }
-    return ok;
-}
-
-static void fill(void *p, xgpu_dtype dt, size_t n, uint32_t seed) {
-    uint32_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        float v = (float)(gb_rand(&s) >> 8) / (float)(1 << 24) - 0.5f;
-        if (dt == XGPU_F64) {
-            ((double *)p)[i] = v;
-        } else if (dt == XGPU_F16) {
-            ((uint16_t *)p)[i] = to_half(v);
-        } else {
-            ((float *)p)[i] = v;
-        }
-    }
-}
-
-static void finish_row(gb_env *env, gb_result *r, const gemm_case *g, const void *ha,
-                       const void *hb, void *hc, size_t celem) {
-    xgpu_buffer_read(env->queue, g->c, 0, hc, g->m * g->n * celem, true, NULL);
-    if (gb_inject("gemm")) {
-        ((unsigned char *)hc)[celem * (g->n - 1)] ^= 0x40; /* a wrong element */
-    }
-    r->verified = check(ha, hb, hc, g, &r->max_rel_err);
-    double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
-    r->unit = "GFLOP/s";
-    r->rate = flops / r->t.median * 1e-9;
-    if (env->peak_gflops > 0 && g->dtype != XGPU_F64) {
-        r->pct_peak = 100.0 * r->rate / env->peak_gflops;
-    }
-}
-
-static void one_case(gb_env *env, size_t m, size_t n, size_t k, xgpu_dtype dt, bool vendor) {
-    const char *dts = xgpu_dtype_name(dt);
-    size_t elem = xgpu_dtype_size(dt);
-    char shape[64];
-    snprintf(shape, sizeof shape, "%zux%zux%zu", m, n, k);
-    size_t bytes = (m * k + k * n + m * n) * elem;
-    if (env->info.max_alloc_bytes && bytes > env->info.max_alloc_bytes) {
+/* The peak the row is read against: the matrix units' for a multiply on
+ * them, the FP32 lanes' otherwise; none for f64. */
+static void set_peak(const gb_env *env, gb_result *r, bool matrix_units, const char *compute) {
+    peak_figure p;
+    if (!strcmp(compute, "f64")) {
+        snprintf(r->peak_source, sizeof r->peak_source, "none: no fp64 peak is derived");
         return;
     }
-    void *ha = malloc(m * k * elem), *hb = malloc(k * n * elem), *hc = malloc(m * n * elem);
-    gemm_case g = {m, n, k, dt, NULL, NULL, NULL, "", ""};
-    if (!ha || !hb || !hc || xgpu_buffer_create(env->ctx, m * k * elem, &g.a) ||
-        xgpu_buffer_create(env->ctx, k * n * elem, &g.b) ||
-        xgpu_buffer_create(env->ctx, m * n * elem, &g.c)) {
-        fprintf(stderr, "gpubench: gemm %s %s: %s\n", dts, shape, xgpu_last_error()->message);
+    if (matrix_units) {
+        peak_matrix(&env->info, compute, &p);
+    } else {
+        peak_fp32(&env->info, &p);
+    }
+    snprintf(r->peak_source, sizeof r->peak_source, "%s: %.250s",
+             matrix_units ? "matrix units" : "fp32 lanes", p.provenance);
+    r->peak_gflops = p.known ? p.value : -1;
+}
+
+/* Reads C back, checks it with the tolerance of the inputs' rounding
+ * on the device (u_in) and the accumulation (acc), and sets the rate. */
+static void finish_row(gb_env *env, gb_result *r, const gemm_case *g, gm_elem out, double u_in,
+                       const char *acc) {
+    size_t celem = gm_size(out);
+    xgpu_buffer_read(env->queue, g->c, 0, g->hc, g->batch * g->m * g->n * celem, true, NULL);
+    if (gb_inject("gemm")) {
+        ((unsigned char *)g->hc)[celem * (g->n - 1) + celem - 1] ^= 0x40; /* a wrong element */
+    }
+    gm_check c = {g->s->host_in,
+                  out,
+                  g->m,
+                  g->n,
+                  g->k,
+                  g->batch,
+                  gm_tolerance(u_in, gm_acc_unit(acc), out, g->k)};
+    r->verified = gm_verify(g->ha, g->hb, g->hc, &c, &r->max_rel_err);
+    double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+    r->unit = "GFLOP/s";
+    r->rate = flops / r->t.median * 1e-9;
+    if (r->peak_gflops > 0) {
+        r->pct_peak = 100.0 * r->rate / r->peak_gflops;
+    }
+}
+
+static void append_note(gb_result *r, const char *fmt, const char *a, const char *b) {
+    size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s", used ? "; " : "");
+    used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, fmt, a, b);
+}
+
+static void poison(gb_env *env, const gemm_case *g, size_t celem) {
+    uint32_t p = GM_POISON;
+    xgpu_buffer_fill(env->queue, g->c, 0, g->batch * g->m * g->n * celem, &p, 4, NULL);
+}
+
+static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
+    const gemm_spec *s = g->s;
+    char what[96];
+    snprintf(what, sizeof what, "gemm xgpu %s %s", s->name, g->shape);
+    gb_progress(env, what);
+    gb_result *r = gb_add(env, "gemm", "xgpu", s->name, g->shape, (double)g->n);
+    if (!r) {
+        return NULL;
+    }
+    r->unit = "GFLOP/s";
+    r->batch = g->batch;
+    snprintf(r->c_dtype, sizeof r->c_dtype, "%s", xgpu_dtype_name(g->out));
+    xgpu_gemm_desc d = make_desc(g);
+    xgpu_gemm_choice ch;
+    memset(&ch, 0, sizeof ch);
+    xgpu_status st = xgpu_gemm_choose(env->queue, &d, &ch);
+    if (st == XGPU_ERROR_UNSUPPORTED) {
+        /* The library or this device lacks the precision: said, not failed. */
+        snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
+        r->verified = true;
+        return r;
+    }
+    const char *compute = ch.compute ? ch.compute : s->name;
+    snprintf(r->path, sizeof r->path, "%s", ch.path ? ch.path : "");
+    snprintf(r->compute, sizeof r->compute, "%s", compute);
+    bool matrix = ch.path && (!strcmp(ch.path, "mma.sync") || !strcmp(ch.path, "mfma"));
+    set_peak(env, r, matrix, compute);
+    poison(env, g, gm_size(elem_of(r->c_dtype)));
+    if (st == XGPU_SUCCESS && gb_time_device(env, run_xgpu, g, &r->t, &r->first_s) == 0) {
+        finish_row(env, r, g, elem_of(r->c_dtype), !strcmp(compute, "tf32") ? 0x1p-11 : 0,
+                   !strcmp(compute, "f64") ? "f64" : "f32");
+        if (s->in != XGPU_F32 && s->in != XGPU_F64) {
+            append_note(r, "A, B %s, C %s", s->name, r->c_dtype);
+        }
+        if (ch.path) {
+            append_note(r, "path %s, compute %s", ch.path, compute);
+        }
+        gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
+    } else if (xgpu_last_error()->status == XGPU_ERROR_UNSUPPORTED) {
+        snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
+        r->verified = true;
+    } else {
+        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+    }
+    return r;
+}
+
+static void vendor_row(gb_env *env, gemm_case *g, gb_result *xr) {
+    const gemm_spec *s = g->s;
+    char what[96];
+    snprintf(what, sizeof what, "gemm vendor %s %s", s->name, g->shape);
+    gb_progress(env, what);
+    /* A first call tells whether the library is there at all; C is
+     * poisoned in the widest C any library writes for this precision. */
+    poison(env, g, gm_size(s->host_out));
+    int rc = run_vendor(env, g);
+    const vb_gemm_info *v = &g->vinfo;
+    gb_result *vr = gb_add(env, "gemm", v->impl, s->name, g->shape, (double)g->n);
+    if (!vr) {
+        return;
+    }
+    vr->unit = "GFLOP/s";
+    vr->batch = g->batch;
+    snprintf(vr->c_dtype, sizeof vr->c_dtype, "%s", v->c_dtype);
+    snprintf(vr->path, sizeof vr->path, "%s", v->call);
+    snprintf(vr->compute, sizeof vr->compute, "%s", s->name);
+    if (rc != 0) {
+        snprintf(vr->note, sizeof vr->note, "%s", v->reason);
+        vr->verified = true; /* nothing ran, nothing to verify */
+        return;
+    }
+    bool matrix = strcmp(v->impl, "clblast") && s->vendor != VB_F32 && s->vendor != VB_F64;
+    set_peak(env, vr, matrix, s->name);
+    poison(env, g, gm_size(s->host_out));
+    if (gb_time_device(env, run_vendor, g, &vr->t, &vr->first_s) == 0) {
+        finish_row(env, vr, g, elem_of(v->c_dtype), s->vendor == VB_TF32 ? 0x1p-11 : 0, v->acc);
+        append_note(vr, "%s, C %s", v->call, v->c_dtype);
+        if (xr && xr->verified && xr->rate > 0 && vr->verified && vr->rate > 0) {
+            char ratio[32];
+            snprintf(ratio, sizeof ratio, "%.2fx", xr->rate / vr->rate);
+            append_note(xr, "%s %s", ratio, v->impl);
+        }
+    } else {
+        snprintf(vr->note, sizeof vr->note, "%s", v->reason);
+    }
+}
+
+static void one_case(gb_env *env, size_t m, size_t n, size_t k, size_t batch, const gemm_spec *s) {
+    gemm_case g = {.s = s, .m = m, .n = n, .k = k, .batch = batch ? batch : 1, .out = s->out};
+    size_t in = gm_size(s->host_in), out = gm_size(s->host_out);
+    size_t na = g.batch * m * k, nb = g.batch * k * n, nc = g.batch * m * n;
+    if (g.batch > 1) {
+        snprintf(g.shape, sizeof g.shape, "%zux%zux%zu x%zu", m, n, k, g.batch);
+    } else {
+        snprintf(g.shape, sizeof g.shape, "%zux%zux%zu", m, n, k);
+    }
+    size_t most = env->info.max_alloc_bytes;
+    if (most && (na * in > most || nb * in > most || nc * out > most)) {
+        return;
+    }
+    g.ha = malloc(na * in), g.hb = malloc(nb * in), g.hc = malloc(nc * out);
+    if (!g.ha || !g.hb || !g.hc || xgpu_buffer_create(env->ctx, na * in, &g.a) ||
+        xgpu_buffer_create(env->ctx, nb * in, &g.b) ||
+        xgpu_buffer_create(env->ctx, nc * out, &g.c)) {
+        fprintf(stderr, "gpubench: gemm %s %s: %s\n", s->name, g.shape,
+                g.ha && g.hb && g.hc ? xgpu_last_error()->message : "out of host memory");
         goto done;
     }
-    fill(ha, dt, m * k, 11);
-    fill(hb, dt, k * n, 12);
-    xgpu_buffer_write(env->queue, g.a, 0, ha, m * k * elem, true, NULL);
-    xgpu_buffer_write(env->queue, g.b, 0, hb, k * n * elem, true, NULL);
-
-    char what[96];
-    snprintf(what, sizeof what, "gemm xgpu %s %s", dts, shape);
-    gb_progress(env, what);
-    gb_result *r = gb_add(env, "gemm", "xgpu", dts, shape, (double)n);
-    if (r && gb_time_device(env, run_xgpu, &g, &r->t, &r->first_s) == 0) {
-        finish_row(env, r, &g, ha, hb, hc, elem);
-        gb_note_params(env, r, "gemm", dt, m * n * k);
-    } else if (r) {
-        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-        r->unit = "GFLOP/s";
-    }
-    if (vendor && (dt == XGPU_F32 || dt == XGPU_F64)) {
-        gemm_case v = g;
-        snprintf(what, sizeof what, "gemm vendor %s %s", dts, shape);
-        gb_progress(env, what);
-        /* A first call tells whether the library is there at all. */
-        uint32_t poison = 0xffffffffu;
-        xgpu_buffer_fill(env->queue, v.c, 0, m * n * elem, &poison, 4, NULL);
-        if (run_vendor(env, &v) == 0) {
-            gb_result *vr = gb_add(env, "gemm", v.impl, dts, shape, (double)n);
-            if (vr && gb_time_device(env, run_vendor, &v, &vr->t, &vr->first_s) == 0) {
-                finish_row(env, vr, &v, ha, hb, hc, elem);
-                if (r && r->verified && vr->verified && vr->rate > 0) {
-                    size_t used = strlen(r->note);
-                    snprintf(r->note + used, sizeof r->note - used, "%s%.2fx %s", used ? "; " : "",
-                             r->rate / vr->rate, v.impl);
-                }
-            }
-        } else {
-            gb_result *vr = gb_add(env, "gemm", v.impl, dts, shape, (double)n);
-            if (vr) {
-                vr->unit = "GFLOP/s";
-                snprintf(vr->note, sizeof vr->note, "%s", v.reason);
-                vr->verified = true; /* nothing ran, nothing to verify */
-                vr->rate = -1;
-            }
-        }
-    }
+    gm_fill(g.ha, s->host_in, na, 11);
+    gm_fill(g.hb, s->host_in, nb, 12);
+    xgpu_buffer_write(env->queue, g.a, 0, g.ha, na * in, true, NULL);
+    xgpu_buffer_write(env->queue, g.b, 0, g.hb, nb * in, true, NULL);
+    gb_result *xr = s->in ? xgpu_row(env, &g) : NULL;
+    vendor_row(env, &g, xr);
 done:
     xgpu_buffer_release(g.a);
     xgpu_buffer_release(g.b);
     xgpu_buffer_release(g.c);
-    free(ha);
-    free(hb);
-    free(hc);
+    free(g.ha);
+    free(g.hb);
+    free(g.hc);
 }
 
 void gb_bench_gemm(gb_env *env) {
@@ -204,8 +276,10 @@ void gb_bench_gemm(gb_env *env) {
     size_t full[] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     const size_t *sizes = o->full ? full : quick;
     size_t count = o->full ? sizeof full / sizeof full[0] : 2;
-    if (o->size) {
-        sizes = &o->size;
+    size_t batch = o->batch;
+    size_t one[1] = {o->size ? o->size : GB_BATCH_DEFAULT_N};
+    if (o->size || batch > 1) {
+        sizes = one;
         count = 1;
     }
     double slowest = 0; /* the slowest run of the previous size */
@@ -217,88 +291,25 @@ void gb_bench_gemm(gb_env *env) {
             break;
         }
         size_t before = env->results.count;
-        one_case(env, sizes[i], sizes[i], sizes[i], XGPU_F32, true);
+        one_case(env, sizes[i], sizes[i], sizes[i], batch, &specs[SPEC_F32]);
         slowest = 0;
         for (size_t r = before; r < env->results.count; r++) {
             double median = env->results.rows[r]->t.median;
             slowest = median > slowest ? median : slowest;
         }
     }
+    size_t n = o->size ? o->size : batch > 1 ? GB_BATCH_DEFAULT_N : 1024;
     if (env->info.fp64 && gb_selected(o->dtypes, "f64")) {
-        one_case(env, o->size ? o->size : 512, o->size ? o->size : 512, o->size ? o->size : 512,
-                 XGPU_F64, true);
+        size_t n64 = o->size || batch > 1 ? n : 512;
+        one_case(env, n64, n64, n64, batch, &specs[SPEC_F64]);
     }
-    if (gb_selected(o->dtypes, "f16")) {
-        one_case(env, o->size ? o->size : 1024, o->size ? o->size : 1024, o->size ? o->size : 1024,
-                 XGPU_F16, false);
-    }
-    if (o->full && gb_selected(o->dtypes, "f32")) {
-        one_case(env, 8192, 64, 8192, XGPU_F32, true); /* tall-skinny */
-    }
-}
-
-/* ---- OpenBLAS on the host ---- */
-#if defined(GB_HAVE_OPENBLAS)
-typedef struct host_gemm {
-    size_t n;
-    float *a, *b, *c;
-} host_gemm;
-
-static int run_openblas(void *arg) {
-    host_gemm *h = arg;
-    int n = (int)h->n;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, h->a, n, h->b, n, 0.0f,
-                h->c, n);
-    return 0;
-}
-#endif
-
-void gb_bench_openblas(gb_env *env) {
-#if defined(GB_HAVE_OPENBLAS)
-    const gb_options *o = env->opt;
-    size_t quick[] = {256, 1024}, full[] = {256, 1024, 2048, 4096};
-    const size_t *sizes = o->full ? full : quick;
-    size_t count = o->full ? 4 : 2;
-    if (o->size) {
-        sizes = &o->size;
-        count = 1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        size_t n = sizes[i];
-        host_gemm h = {n, malloc(n * n * 4), malloc(n * n * 4), malloc(n * n * 4)};
-        if (!h.a || !h.b || !h.c) {
-            free(h.a), free(h.b), free(h.c);
-            continue;
+    static const int mixed[] = {SPEC_TF32, SPEC_F16, SPEC_BF16, SPEC_INT8};
+    for (size_t i = 0; i < sizeof mixed / sizeof mixed[0]; i++) {
+        if (gb_selected(o->dtypes, specs[mixed[i]].name)) {
+            one_case(env, n, n, n, batch, &specs[mixed[i]]);
         }
-        fill(h.a, XGPU_F32, n * n, 11);
-        fill(h.b, XGPU_F32, n * n, 12);
-        char shape[64], what[96];
-        snprintf(shape, sizeof shape, "%zux%zux%zu", n, n, n);
-        snprintf(what, sizeof what, "gemm openblas f32 %s", shape);
-        gb_progress(env, what);
-        gb_result *r = gb_add(env, "gemm", "openblas", "f32", shape, (double)n);
-        if (r && gb_time_host(env, run_openblas, &h, &r->t, &r->first_s) == 0) {
-            gemm_case g = {n, n, n, XGPU_F32, NULL, NULL, NULL, "", ""};
-            if (gb_inject("gemm")) {
-                h.c[n - 1] += 1.0f;
-            }
-            r->verified = check(h.a, h.b, h.c, &g, &r->max_rel_err);
-            r->unit = "GFLOP/s";
-            r->rate = 2.0 * (double)n * n * n / r->t.median * 1e-9;
-            snprintf(r->note, sizeof r->note, "OpenBLAS core %s, %d threads (%s)",
-                     openblas_get_corename(), openblas_get_num_threads(), openblas_get_config());
-        }
-        free(h.a);
-        free(h.b);
-        free(h.c);
     }
-#else
-    gb_result *r = gb_add(env, "gemm", "openblas", "f32", "-", 0);
-    if (r) {
-        r->unit = "GFLOP/s";
-        r->rate = -1;
-        r->verified = true;
-        snprintf(r->note, sizeof r->note, "not run: built without OpenBLAS (libopenblas-dev)");
+    if (o->full && batch <= 1 && gb_selected(o->dtypes, "f32")) {
+        one_case(env, 8192, 64, 8192, 1, &specs[SPEC_F32]); /* tall-skinny */
     }
-#endif
 }

@@ -38,6 +38,7 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
     snprintf(r->shape, sizeof r->shape, "%s", shape);
     r->size = size;
     r->pct_peak = -1;
+    r->peak_gflops = -1;
     r->rate = -1; /* until a measurement sets it */
     r->max_rel_err = 0;
     return r;

@@ -188,7 +188,10 @@ static bool gemm_better(const char *dtype, int n, double g, const char *best_dty
 static void take_gemm(const cJSON *r, const char *impl, const char *dtype, gc_facts *f) {
     double g = row_rate(r, "gflops");
     int n = get_int(r, "size");
-    if (isnan(g)) {
+    /* The references are single GEMMs: a strided-batched row (its "batch"
+     * is new after 0.6.0; absent means one) is no figure of the device. */
+    const cJSON *batch = item(r, "batch");
+    if (isnan(g) || (cJSON_IsNumber(batch) && batch->valuedouble > 1)) {
         return;
     }
     if (is_vendor_blas(impl)) {
