@@ -24,7 +24,8 @@ static const char *dialect_define(xgpu_dialect d) {
 char *xgpu__compose_source(xgpu_dialect dialect, const char *source) {
     static const char line_reset[] = "\n#line 1\n";
     const char *def = dialect_define(dialect);
-    size_t n = strlen(def) + strlen(xgpu__prelude) + strlen(xgpu__fragment) + sizeof line_reset + strlen(source) + 1;
+    size_t n = strlen(def) + strlen(xgpu__prelude) + strlen(xgpu__fragment) + sizeof line_reset +
+               strlen(source) + 1;
     char *full = malloc(n);
     if (full) {
         snprintf(full, n, "%s%s%s%s%s", def, xgpu__prelude, xgpu__fragment, line_reset, source);
