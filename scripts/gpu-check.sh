@@ -3,8 +3,9 @@
 # gpuinfo and gpuinfo --doctor, the whole conformance suite and the
 # library's correctness tests, the NVRTC compile test, the examples, and
 # gpubench (GEMM f32/f64/tf32/f16/bf16 beside the vendor BLAS on the same
-# buffers, cuBLAS's int8, 64 strided-batched bf16 GEMMs of 512^3, sums beside a device-to-device copy, the stream kernels, pinned
-# and pageable transfers, launches beside the backend's raw launch; every
+# buffers, cuBLAS's int8, 64 strided-batched bf16 GEMMs of 512^3, sums
+# beside a device-to-device copy, the stream kernels, pinned and pageable
+# transfers, launches beside the backend's raw launch; every
 # device at once with the p2p matrix and telemetry; gpuinfo --watch), and
 # on CUDA the library kernels again with NVRTC turned off (the PTX built
 # into the plugin, compiled by the driver). Where
