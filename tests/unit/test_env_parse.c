@@ -54,8 +54,10 @@ static void gemm_params(void **state) {
     assert_int_equal(p.contiguous, 1);
     assert_true(xgpu__gemm_params_parse("128,128,16,8,8,4,2", &p, why, sizeof why));
     assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
+    assert_true(xgpu__gemm_params_parse("64,64,16,64,32,8,3", &p, why, sizeof why));
+    assert_int_equal(p.contiguous, XGPU_GEMM_FRAGMENTS);
     const char *bad[] = {"",
-                         "1,2,3,4,5,6,3",
+                         "1,2,3,4,5,6,4",
                          "1,2,3,4,5,6,1,1",
                          "1,2,3,4,5,6,01",
                          "-1,-1,-1,-1,-1",

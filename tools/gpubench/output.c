@@ -77,8 +77,8 @@ void gb_print_table(FILE *out, const gb_results *res) {
                 x->device, x->dtype, x->shape, rate_text(x, rate, sizeof rate), peak, med,
                 x->t.reps,
                 x->t.reps ? (x->verified ? "verified" : "FAILED") : (x->verified ? "" : "FAILED"),
-                x->note[0] && x->t.reps ? "; " : "", x->note, throttled ? "; THROTTLED: " : "",
-                throttled ? tel->throttle_why : "");
+                !x->note[0] ? "" : (x->t.reps ? "; " : (x->verified ? "" : ": ")), x->note,
+                throttled ? "; THROTTLED: " : "", throttled ? tel->throttle_why : "");
     }
     print_telemetry_sources(out, res);
 }
