@@ -20,10 +20,10 @@
  * (xgpu_mma_*, XGPU_HAS_MMA_SYNC) and an emulation on any device
  * (xgpu_frag_emu_*, xgpu_mma_emu_*) with the same per-lane layout: each lane writes its
  * registers where the layout says into the warp's local scratch, the group
- * synchronises, and each lane computes its own C elements from it. Every
+ * synchronises, and the products are computed from it. Every
  * work-item of the group must call the emulation, the same number of
  * times (it holds work-group barriers). AMD's MFMA 32x32x8 on 64 lanes has
- * its own layout and functions at the end of the file. */
+ * its own layout, functions and emulation at the end of the file. */
 #ifndef XGPU_FRAGMENT
 #define XGPU_FRAGMENT 1
 
@@ -181,16 +181,22 @@ XGPU__FRAG_FN void xgpu_frag_load_b_tf32(xgpu_frag_b *b, XGPU_LOCAL_PTR const fl
 /* ---- the emulated multiply, in three steps so that a warp tile of
  * fragments costs two barriers per K step, not two per multiply:
  *   xgpu_frag_emu_put_a/_b   each lane writes its registers where the
- *                            layout says, into the fragment's slot of the
- *                            warp's local scratch (XGPU_FRAG_EMU_A/_B
- *                            floats each, the values converted to fp32);
+ *                            layout says into the warp's local scratch,
+ *                            converted to fp32, K along the slot's rows:
+ *                            A's (row r, k) at slot[k * ld + r], B's
+ *                            (k, col n) at slot[k * ld + n];
  *   xgpu_barrier()           (the whole group, uniformly);
- *   xgpu_frag_emu_mma        c += a * b from two slots, each lane its own
- *                            C elements;
+ *   the products             from the scratch (xgpu_frag_emu_mma: one
+ *                            fragment, each lane its own C elements; a
+ *                            kernel may compute a warp tile of them in any
+ *                            ownership and then hand each lane its C
+ *                            elements through the scratch, as
+ *                            kernels/gemm_mma.xgpu does);
  *   xgpu_barrier()           before the slots are written again.
- * kk is the fragment's K: 16 (f16, bf16) or 8 (tf32). A slot holds A as
- * [16][kk] and B as [8][kk], k contiguous. xgpu_mma_emu_* do all four for
- * one fragment. ---- */
+ * ld is the slot's row length: 16 for one A fragment, 8 for one B (or the
+ * warp tile's side when the fragments of a warp tile share one slot).
+ * kk is the fragment's K: 16 (f16, bf16) or 8 (tf32). xgpu_mma_emu_* do
+ * all four steps for one fragment. ---- */
 #define XGPU_FRAG_EMU_A (16 * 16)
 #define XGPU_FRAG_EMU_B (8 * 16)
 
@@ -199,41 +205,42 @@ XGPU__FRAG_FN float xgpu__half_bits_f32(xgpu_u32 bits, int bf16) {
 }
 
 /* 16-bit values: f16 (bf16 = 0) or bf16 (bf16 = 1). */
-XGPU__FRAG_FN void xgpu_frag_emu_put_a16(XGPU_LOCAL_PTR float *slot, const xgpu_frag_a *a, int bf16,
-                                         xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_emu_put_a16(XGPU_LOCAL_PTR float *slot, xgpu_u32 ld,
+                                         const xgpu_frag_a *a, int bf16, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 8; i++) {
         const xgpu_u32 row = g + 8u * ((i >> 1) & 1u), k = 2u * t + (i & 1u) + 8u * (i >> 2);
-        slot[row * 16u + k] = xgpu__half_bits_f32((a->x[i >> 1] >> (16u * (i & 1u))), bf16);
+        slot[k * ld + row] = xgpu__half_bits_f32((a->x[i >> 1] >> (16u * (i & 1u))), bf16);
     }
 }
-XGPU__FRAG_FN void xgpu_frag_emu_put_b16(XGPU_LOCAL_PTR float *slot, const xgpu_frag_b *b, int bf16,
-                                         xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_emu_put_b16(XGPU_LOCAL_PTR float *slot, xgpu_u32 ld,
+                                         const xgpu_frag_b *b, int bf16, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 4; i++) {
         const xgpu_u32 k = 2u * t + (i & 1u) + 8u * (i >> 1);
-        slot[g * 16u + k] = xgpu__half_bits_f32((b->x[i >> 1] >> (16u * (i & 1u))), bf16);
+        slot[k * ld + g] = xgpu__half_bits_f32((b->x[i >> 1] >> (16u * (i & 1u))), bf16);
     }
 }
-XGPU__FRAG_FN void xgpu_frag_emu_put_a_tf32(XGPU_LOCAL_PTR float *slot, const xgpu_frag_a *a,
-                                            xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_emu_put_a_tf32(XGPU_LOCAL_PTR float *slot, xgpu_u32 ld,
+                                            const xgpu_frag_a *a, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 4; i++) {
-        slot[(g + 8u * (i & 1u)) * 8u + t + 4u * (i >> 1)] = xgpu__bits_f32(a->x[i]);
+        slot[(t + 4u * (i >> 1)) * ld + g + 8u * (i & 1u)] = xgpu__bits_f32(a->x[i]);
     }
 }
-XGPU__FRAG_FN void xgpu_frag_emu_put_b_tf32(XGPU_LOCAL_PTR float *slot, const xgpu_frag_b *b,
-                                            xgpu_u32 lane) {
+XGPU__FRAG_FN void xgpu_frag_emu_put_b_tf32(XGPU_LOCAL_PTR float *slot, xgpu_u32 ld,
+                                            const xgpu_frag_b *b, xgpu_u32 lane) {
     const xgpu_u32 g = lane >> 2, t = lane & 3u;
 #pragma unroll
     for (xgpu_u32 i = 0; i < 2; i++) {
-        slot[g * 8u + t + 4u * i] = xgpu__bits_f32(b->x[i]);
+        slot[(t + 4u * i) * ld + g] = xgpu__bits_f32(b->x[i]);
     }
 }
 
+/* c += a * b for one fragment from its slots (A 16 wide, B 8 wide). */
 XGPU__FRAG_FN void xgpu_frag_emu_mma(xgpu_frag_c *c, XGPU_LOCAL_PTR const float *sa,
                                      XGPU_LOCAL_PTR const float *sb, xgpu_u32 kk, xgpu_u32 lane) {
 #pragma unroll
@@ -245,7 +252,7 @@ XGPU__FRAG_FN void xgpu_frag_emu_mma(xgpu_frag_c *c, XGPU_LOCAL_PTR const float 
          * registers. */
 #pragma unroll 4
         for (xgpu_u32 k = 0; k < kk; k++) {
-            sum = fma(sa[row * kk + k], sb[col * kk + k], sum);
+            sum = fma(sa[k * 16u + row], sb[k * 8u + col], sum);
         }
         c->x[i] = sum;
     }
@@ -254,8 +261,8 @@ XGPU__FRAG_FN void xgpu_frag_emu_mma(xgpu_frag_c *c, XGPU_LOCAL_PTR const float 
 /* One fragment: scratch holds XGPU_FRAG_EMU_A + XGPU_FRAG_EMU_B floats. */
 XGPU__FRAG_FN void xgpu_mma_emu_m16n8k16(xgpu_frag_c *c, const xgpu_frag_a *a, const xgpu_frag_b *b,
                                          int bf16, XGPU_LOCAL_PTR float *scratch, xgpu_u32 lane) {
-    xgpu_frag_emu_put_a16(scratch, a, bf16, lane);
-    xgpu_frag_emu_put_b16(scratch + XGPU_FRAG_EMU_A, b, bf16, lane);
+    xgpu_frag_emu_put_a16(scratch, 16u, a, bf16, lane);
+    xgpu_frag_emu_put_b16(scratch + XGPU_FRAG_EMU_A, 8u, b, bf16, lane);
     xgpu_barrier();
     xgpu_frag_emu_mma(c, scratch, scratch + XGPU_FRAG_EMU_A, 16u, lane);
     xgpu_barrier();
@@ -263,8 +270,8 @@ XGPU__FRAG_FN void xgpu_mma_emu_m16n8k16(xgpu_frag_c *c, const xgpu_frag_a *a, c
 XGPU__FRAG_FN void xgpu_mma_emu_m16n8k8_tf32(xgpu_frag_c *c, const xgpu_frag_a *a,
                                              const xgpu_frag_b *b, XGPU_LOCAL_PTR float *scratch,
                                              xgpu_u32 lane) {
-    xgpu_frag_emu_put_a_tf32(scratch, a, lane);
-    xgpu_frag_emu_put_b_tf32(scratch + XGPU_FRAG_EMU_A, b, lane);
+    xgpu_frag_emu_put_a_tf32(scratch, 16u, a, lane);
+    xgpu_frag_emu_put_b_tf32(scratch + XGPU_FRAG_EMU_A, 8u, b, lane);
     xgpu_barrier();
     xgpu_frag_emu_mma(c, scratch, scratch + XGPU_FRAG_EMU_A, 8u, lane);
     xgpu_barrier();
@@ -318,7 +325,53 @@ XGPU__FRAG_FN void xgpu_frag_ldmatrix_b16(xgpu_frag_b *b, const xgpu_u16 *tile, 
  *   A 32x8:  a[j] at row lane % 32, k 4 * (lane / 32) + j
  *   B 8x32:  b[j] at k 4 * (lane / 32) + j, col lane % 32
  *   C 32x32: c[r] at row 8 * (r / 4) + 4 * (lane / 32) + r % 4, col lane % 32
- * gfx908 multiplies f16, gfx90a and gfx94x f16 and bf16. ---- */
+ * gfx908 multiplies f16, gfx90a and gfx94x f16 and bf16. The layout
+ * functions and the emulation (xgpu_frag_mfma16, xgpu_frag_emu_put_mfma16)
+ * exist on every device; the multiply where XGPU_HAS_MFMA. ---- */
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_row(xgpu_u32 lane, xgpu_u32 r) {
+    return 8u * (r >> 2) + 4u * (lane >> 5) + (r & 3u);
+}
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_col(xgpu_u32 lane, xgpu_u32 r) {
+    (void)r;
+    return lane & 31u;
+}
+/* Where a lane's four A (row lane % 32) or B (col lane % 32) values start
+ * in a tile whose rows run along K: k-consecutive, as both layouts say. */
+XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_ab_at(xgpu_u32 ld, xgpu_u32 lane) {
+    return (lane & 31u) * ld + 4u * (lane >> 5);
+}
+
+/* The emulation's A or B fragment: four 16-bit values, two a register,
+ * the lower index low; loaded and put as the layout says. */
+typedef struct xgpu_frag_mfma16 {
+    xgpu_u32 x[2];
+} xgpu_frag_mfma16;
+typedef struct xgpu_frag_mfma_emu_c {
+    float x[16];
+} xgpu_frag_mfma_emu_c;
+XGPU__FRAG_FN void xgpu_frag_mfma_emu_c_zero(xgpu_frag_mfma_emu_c *c) {
+#pragma unroll
+    for (int r = 0; r < 16; r++) {
+        c->x[r] = 0.0f;
+    }
+}
+XGPU__FRAG_FN void xgpu_frag_load_mfma16(xgpu_frag_mfma16 *f, XGPU_LOCAL_PTR const xgpu_u16 *tile,
+                                         xgpu_u32 ld, xgpu_u32 lane) {
+    XGPU_LOCAL_PTR const xgpu_u16 *p = tile + xgpu_frag_mfma_ab_at(ld, lane);
+    f->x[0] = (xgpu_u32)p[0] | ((xgpu_u32)p[1] << 16);
+    f->x[1] = (xgpu_u32)p[2] | ((xgpu_u32)p[3] << 16);
+}
+/* A's (row r, k) or B's (k, col n) to slot[k * ld + r] or slot[k * ld + n]:
+ * the two layouts are each other's transpose, so one function puts both. */
+XGPU__FRAG_FN void xgpu_frag_emu_put_mfma16(XGPU_LOCAL_PTR float *slot, xgpu_u32 ld,
+                                            const xgpu_frag_mfma16 *f, int bf16, xgpu_u32 lane) {
+#pragma unroll
+    for (xgpu_u32 j = 0; j < 4; j++) {
+        slot[(4u * (lane >> 5) + j) * ld + (lane & 31u)] =
+            xgpu__half_bits_f32(f->x[j >> 1] >> (16u * (j & 1u)), bf16);
+    }
+}
+
 #if defined(XGPU_DIALECT_HIP) &&                                                                   \
     (defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) ||   \
      defined(__gfx942__))
@@ -337,21 +390,13 @@ typedef struct xgpu_frag_mfma_ab {
 typedef struct xgpu_frag_mfma_c {
     xgpu__f32x16 x;
 } xgpu_frag_mfma_c;
-XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_row(xgpu_u32 lane, xgpu_u32 r) {
-    return 8u * (r >> 2) + 4u * (lane >> 5) + (r & 3u);
-}
-XGPU__FRAG_FN xgpu_u32 xgpu_frag_mfma_c_col(xgpu_u32 lane, xgpu_u32 r) {
-    (void)r;
-    return lane & 31u;
-}
 XGPU__FRAG_FN void xgpu_frag_mfma_c_zero(xgpu_frag_mfma_c *c) {
     c->x = (xgpu__f32x16)(0.0f);
 }
-/* A (row lane % 32) and B (col lane % 32) alike: four k-consecutive
- * values from a tile whose rows run along K. */
+/* A and B alike, from xgpu_frag_mfma_ab_at. */
 XGPU__FRAG_FN void xgpu_frag_mfma_load(xgpu_frag_mfma_ab *f, const xgpu_u16 *tile, xgpu_u32 ld,
                                        xgpu_u32 lane) {
-    const xgpu_u16 *p = tile + (lane & 31u) * ld + 4u * (lane >> 5);
+    const xgpu_u16 *p = tile + xgpu_frag_mfma_ab_at(ld, lane);
     xgpu__i16x4 v;
     v.x = (short)p[0];
     v.y = (short)p[1];

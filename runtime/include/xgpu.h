@@ -739,7 +739,8 @@ typedef struct xgpu_gemm_params {
  * ones (contiguous = XGPU_GEMM_FRAGMENTS) make f32 without the tf32 flag
  * and f64 fail XGPU_ERROR_INVALID_ARGUMENT. XGPU_GEMM_PATH=fragments runs
  * the fragment kernel on SIMT lanes on any device (tf32 emulated by
- * rounding the inputs), =simt the SIMT kernels only, =auto (or unset) the
+ * rounding the inputs), =fragments-mfma the same with MFMA's 32x32x8 layout
+ * on 64 lanes (f16, bf16), =simt the SIMT kernels only, =auto (or unset) the
  * device's choice; another value is XGPU_ERROR_INVALID_ARGUMENT.
  *
  * The members after `params` are new after 0.6.0; zero keeps 0.6.0's
@@ -764,7 +765,8 @@ XGPU_API xgpu_status xgpu_gemm(xgpu_queue *queue, const xgpu_gemm_desc *desc, xg
 typedef struct xgpu_gemm_choice {
     const char *path;    /* "simt" (the SIMT kernels, fp32/fp64 arithmetic),
                             "fragments" (the fragment kernel on SIMT lanes),
-                            "mma.sync" (CUDA tensor cores), "mfma" (AMD matrix cores) */
+                            "mma.sync" (CUDA tensor cores), "mfma" (AMD matrix cores),
+                            "fragments-mfma" (MFMA's layout on SIMT lanes, on request) */
     const char *compute; /* the multiply's input precision: "f32", "f64", "tf32",
                             "f16" or "bf16"; accumulation is fp32 except for "f64" */
     xgpu_gemm_params params;

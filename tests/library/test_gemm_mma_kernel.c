@@ -1,5 +1,6 @@
 /* kernels/gemm_mma.xgpu launched directly (the routing of xgpu_gemm is not
- * involved), on the fragments path every device runs: f16, bf16 and tf32
+ * involved), on the fragments path every device runs (mma.sync's layout;
+ * for f16 and bf16 also MFMA's, "fragments-mfma"): f16, bf16 and tf32
  * inputs, C in f32 or the input type, every transpose, edge sizes around
  * the tiles, batches with odd strides, alpha and beta with beta 0 over a
  * NaN-poisoned C, aligned operands (vector loads) and unaligned ones.
@@ -41,6 +42,10 @@ static const xgpu_gemm_params small_tf32 = {16, 8, 8, 16, 8, 1, XGPU_GEMM_FRAGME
 /* Two warps side by side, two fragments each way per warp. */
 static const xgpu_gemm_params wide16 = {32, 64, 32, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params wide_tf32 = {32, 64, 16, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
+/* MFMA's layout emulated ("fragments-mfma", 64 lanes): one 32 x 32
+ * fragment, and four warps of one each with two fragment K a step. */
+static const xgpu_gemm_params mfma_one = {32, 32, 8, 32, 32, 1, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params mfma_four = {64, 64, 16, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
 
 static size_t esize(xgpu_dtype t) {
     return t == XGPU_F32 ? 4 : 2;
@@ -133,7 +138,7 @@ static void run(const mma_case *c, const shape *s) {
                        xgpu_arg_u32(ldc),      xgpu_arg_u32(sc),   xgpu_arg_u32(s->ta),
                        xgpu_arg_u32(s->tb),    xgpu_arg_u32(va),   xgpu_arg_u32(vb)};
     const xgpu_gemm_params *p = &c->p;
-    const size_t lanes = strcmp(path_of(c), "mfma") ? 32 : 64;
+    const size_t lanes = xgpu__gemm_mma_lanes(path_of(c));
     const size_t threads = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * lanes;
     xgpu_range r = xgpu_range_3d((n + p->tile_n - 1) / p->tile_n, (m + p->tile_m - 1) / p->tile_m,
                                  batch, threads, 1, 1);
@@ -207,7 +212,8 @@ static const xgpu_dtype ins[] = {XGPU_F16, XGPU_BF16, XGPU_F32};
 /* The cases of one input type: C in f32 and (16-bit inputs) in the
  * input type, on the one-fragment tile and the two-warp one; on a device
  * with matrix units (mma.sync, MFMA) also its path with its built-in
- * parameters. */
+ * parameters; for 16-bit inputs MFMA's layout emulated, C in f32 on both
+ * its tiles and in the input type on one. */
 static size_t cases_of(xgpu_dtype in, mma_case *out) {
     size_t n = 0;
     const bool tf32 = in == XGPU_F32;
@@ -222,6 +228,11 @@ static size_t cases_of(xgpu_dtype in, mma_case *out) {
             out[n] = (mma_case){in, o ? in : XGPU_F32, {0}, NULL, unit};
             xgpu__gemm_mma_builtin(&xt.info, in, unit, &out[n++].p);
         }
+    }
+    if (!tf32) {
+        out[n++] = (mma_case){in, XGPU_F32, mfma_one, NULL, "fragments-mfma"};
+        out[n++] = (mma_case){in, XGPU_F32, mfma_four, NULL, "fragments-mfma"};
+        out[n++] = (mma_case){in, in, mfma_one, NULL, "fragments-mfma"};
     }
     return n;
 }
@@ -271,17 +282,22 @@ static void batches_and_k0(const mma_case *c) {
     }
 }
 
-/* Each kernel built once: the edges, the batches and, on the
- * one-fragment tile, every edge size. */
+/* One warp tile a group, C in f32. */
+static bool one_warp(const mma_case *c) {
+    return c->p.tile_m == c->p.work_m && c->p.tile_n == c->p.work_n && c->out == XGPU_F32;
+}
+
+/* Each kernel built once: the edges, the batches and, on the one-warp
+ * tiles, every edge size. */
 static void one_type(xgpu_dtype in) {
-    mma_case cs[6];
+    mma_case cs[12];
     size_t count = cases_of(in, cs);
     for (size_t ci = 0; ci < count; ci++) {
         mma_case *c = &cs[ci];
         build(c);
         edges_every_transpose(c);
         batches_and_k0(c);
-        if (c->p.tile_n == 8 && c->out == XGPU_F32) {
+        if (one_warp(c)) {
             every_edge_size(c);
         }
         XT_OK(xgpu_kernel_release(c->kernel));
@@ -308,12 +324,13 @@ static void tf32(void **state) {
 static void tiny(void **state) {
     (void)state;
     for (size_t t = 0; t < 3; t++) {
-        mma_case cs[6];
+        mma_case cs[12];
         size_t count = cases_of(ins[t], cs);
         for (size_t ci = 0; ci < count; ci += 1) {
             mma_case *c = &cs[ci];
-            if (ci == 1 && t != 0) {
-                continue; /* the two-warp tile once */
+            bool mfma = c->path && !strcmp(c->path, "fragments-mfma");
+            if ((ci == 1 && t != 0) || (mfma && c->p.tile_m != c->p.work_m)) {
+                continue; /* the two-warp tile once; MFMA's layout on one warp */
             }
             build(c);
             for (uint32_t tr = 0; tr < 4; tr++) {

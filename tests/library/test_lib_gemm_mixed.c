@@ -1,6 +1,7 @@
 /* xgpu_gemm's mixed precision on every device: f16 and bf16 -> f32 and
- * -> themselves on the fragment kernel, f32 with XGPU_GEMM_ALLOW_TF32
- * (fp32 where the device has no tensor cores; emulated tf32 under
+ * -> themselves on the fragment kernel (also in MFMA's layout, under
+ * XGPU_GEMM_PATH=fragments-mfma), f32 with XGPU_GEMM_ALLOW_TF32 (fp32
+ * where the device has no tensor cores; emulated tf32 under
  * XGPU_GEMM_PATH=fragments), both layouts, every transpose, alpha and
  * beta (beta 0 over a NaN C, alpha 0 over NaN A and B), sizes 1 to a
  * tile plus one, and the paths xgpu_gemm_choose names.
@@ -125,6 +126,33 @@ static void tf32_flag(void **state) {
     unsetenv("XGPU_GEMM_PATH");
 }
 
+/* XGPU_GEMM_PATH=fragments-mfma: MFMA's layout on 64 SIMT lanes runs
+ * f16 and bf16 through xgpu_gemm (both layouts, every transpose, a batch),
+ * and refuses tf32. */
+static void mfma_layout(void **state) {
+    (void)state;
+    assert_int_equal(setenv("XGPU_GEMM_PATH", "fragments-mfma", 1), 0);
+    xgpu_gemm_choice ch;
+    mcase c = base(XGPU_BF16, XGPU_F32, 33, 31, 17);
+    mcase_run(&c, &ch);
+    assert_string_equal(ch.path, "fragments-mfma");
+    assert_string_equal(ch.compute, "bf16");
+    every_layout(XGPU_BF16, XGPU_F32, 0, 33, 35, 17, 1, 2);
+    every_layout(XGPU_F16, XGPU_F16, 0, 40, 31, 9, 0, 0);
+    c = base(XGPU_F16, XGPU_F32, 37, 45, 40);
+    c.batch = 3;
+    c.gap_a = c.gap_b = c.gap_c = 5;
+    mcase_run(&c, NULL);
+    mbuffers bufs;
+    c = base(XGPU_F32, XGPU_F32, 4, 4, 4);
+    c.flags = XGPU_GEMM_ALLOW_TF32;
+    xgpu_gemm_desc d = mcase_desc(&c, &bufs);
+    XT_FAILS(xgpu_gemm_choose(xt.queue, &d, &ch), XGPU_ERROR_UNSUPPORTED,
+             "XGPU_GEMM_PATH=fragments-mfma multiplies f16 and bf16, not tf32");
+    mcase_release(&bufs);
+    unsetenv("XGPU_GEMM_PATH");
+}
+
 static void choose_names(void **state) {
     (void)state;
     mbuffers bufs;
@@ -159,7 +187,7 @@ static void choose_names(void **state) {
     XT_FAILS(xgpu_gemm_choose(xt.queue, &d, &ch), XGPU_ERROR_UNSUPPORTED, "XGPU_GEMM_PATH=simt");
     assert_int_equal(setenv("XGPU_GEMM_PATH", "tensor", 1), 0);
     XT_FAILS(xgpu_gemm_choose(xt.queue, &d, &ch), XGPU_ERROR_INVALID_ARGUMENT,
-             "XGPU_GEMM_PATH='tensor' is not auto, fragments or simt");
+             "XGPU_GEMM_PATH='tensor' is not auto, fragments, fragments-mfma or simt");
     assert_int_equal(setenv("XGPU_GEMM_PATH", "auto", 1), 0);
     XT_OK(xgpu_gemm_choose(xt.queue, &d, &ch));
     unsetenv("XGPU_GEMM_PATH");
@@ -236,9 +264,10 @@ int main(int argc, char **argv) {
         return XT_RUN("gemm_mixed_tiny", tests);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(choose_names),   cmocka_unit_test(mixed_every_layout),
-        cmocka_unit_test(alpha_and_beta), cmocka_unit_test(mixed_edge_sizes),
-        cmocka_unit_test(tf32_flag),      cmocka_unit_test(explicit_params),
+        cmocka_unit_test(choose_names),       cmocka_unit_test(mfma_layout),
+        cmocka_unit_test(mixed_every_layout), cmocka_unit_test(alpha_and_beta),
+        cmocka_unit_test(mixed_edge_sizes),   cmocka_unit_test(tf32_flag),
+        cmocka_unit_test(explicit_params),
     };
     return XT_RUN("gemm_mixed", tests);
 }

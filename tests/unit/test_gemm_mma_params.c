@@ -49,13 +49,13 @@ static void paths(void **state) {
 static void builtins_pass_their_check(void **state) {
     (void)state;
     static const xgpu_dtype ins[] = {XGPU_F16, XGPU_BF16, XGPU_F32};
-    static const char *const ps[] = {"fragments", "mma.sync", "mfma"};
+    static const char *const ps[] = {"fragments", "mma.sync", "mfma", "fragments-mfma"};
     const xgpu_device_info infos[] = {device(XGPU_DEVICE_TYPE_GPU, "cuda", "sm_90"),
                                       device(XGPU_DEVICE_TYPE_CPU, "opencl", "")};
     for (size_t d = 0; d < 2; d++) {
         for (size_t t = 0; t < 3; t++) {
-            for (size_t q = 0; q < 3; q++) {
-                if (ins[t] == XGPU_F32 && q == 2) {
+            for (size_t q = 0; q < 4; q++) {
+                if (ins[t] == XGPU_F32 && q >= 2) {
                     continue;
                 }
                 xgpu_gemm_params p;
@@ -100,6 +100,7 @@ static void every_rule_named(void **state) {
     refused(ok, XGPU_F64, "mma.sync", inval, "f16, bf16 or tf32");
     refused(ok, XGPU_F16, "wmma", inval, "no path 'wmma'");
     refused(ok, XGPU_F32, "mfma", inval, "no path 'mfma' for tf32");
+    refused(ok, XGPU_F32, "fragments-mfma", inval, "no path 'fragments-mfma' for tf32");
     refused((xgpu_gemm_params){128, 128, 32, 64, 32, 8, XGPU_GEMM_GPU}, XGPU_F16, "mma.sync", inval,
             "contiguous 2");
     refused((xgpu_gemm_params){128, 128, 0, 64, 32, 8, FRAG}, XGPU_F16, "mma.sync", inval,
@@ -107,6 +108,8 @@ static void every_rule_named(void **state) {
     refused((xgpu_gemm_params){128, 128, 32, 40, 32, 8, FRAG}, XGPU_F16, "mma.sync", inval,
             "16 x 8 fragments");
     refused((xgpu_gemm_params){128, 128, 32, 64, 16, 8, FRAG}, XGPU_F16, "mfma", inval,
+            "32 x 32 fragments");
+    refused((xgpu_gemm_params){128, 128, 32, 64, 16, 8, FRAG}, XGPU_F16, "fragments-mfma", inval,
             "32 x 32 fragments");
     refused((xgpu_gemm_params){128, 128, 24, 64, 32, 8, FRAG}, XGPU_F16, "mma.sync", inval,
             "tile_k a multiple of 16");
@@ -137,7 +140,14 @@ static void options(void **state) {
     xgpu__gemm_mma_options(XGPU_F32, XGPU_F32, "fragments", &p, buf, sizeof buf);
     assert_non_null(strstr(buf, "-DMMA_IN_TF32 -DMMA_OUT_F32 -DMMA_PATH_FRAGMENTS"));
     xgpu__gemm_mma_options(XGPU_F16, XGPU_F32, "mfma", &p, buf, sizeof buf);
-    assert_non_null(strstr(buf, "-DMMA_IN_F16 -DMMA_OUT_F32 -DMMA_PATH_MFMA"));
+    assert_non_null(strstr(buf, "-DMMA_IN_F16 -DMMA_OUT_F32 -DMMA_PATH_MFMA "));
+    xgpu__gemm_mma_options(XGPU_BF16, XGPU_F32, "fragments-mfma", &p, buf, sizeof buf);
+    assert_non_null(strstr(buf, "-DMMA_IN_BF16 -DMMA_OUT_F32 -DMMA_PATH_MFMA_FRAGMENTS "));
+    /* A warp: 64 work-items in MFMA's layout, emulated or not. */
+    assert_int_equal(xgpu__gemm_mma_lanes("mfma"), 64);
+    assert_int_equal(xgpu__gemm_mma_lanes("fragments-mfma"), 64);
+    assert_int_equal(xgpu__gemm_mma_lanes("fragments"), 32);
+    assert_int_equal(xgpu__gemm_mma_lanes("mma.sync"), 32);
 }
 
 int main(void) {

@@ -109,8 +109,8 @@ static xgpu_status launch_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d,
         source = xgpu__kernel_gemm_mma;
         name = "xgpu_gemm_mma";
         vw = p->vector_width ? p->vector_width : 1;
-        uint32_t lanes = strcmp(plan->path, "mfma") ? 32 : 64;
-        group[0] = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) * lanes;
+        group[0] = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n) *
+                   xgpu__gemm_mma_lanes(plan->path);
         group[1] = 1;
     } else {
         xgpu__gemm_options(plan->in, p, options, sizeof options);

@@ -35,7 +35,7 @@ typedef struct xgpu__gemm_plan {
     xgpu_dtype in, out;
     bool fragments;      /* kernels/gemm_mma.xgpu; else kernels/gemm.xgpu */
     bool tf32;           /* f32 inputs multiplied as tf32 (fragments only) */
-    const char *path;    /* "simt", "fragments", "mma.sync", "mfma" */
+    const char *path;    /* "simt", "fragments", "mma.sync", "mfma", "fragments-mfma" */
     const char *compute; /* "f32", "f64", "tf32", "f16", "bf16" */
     xgpu_gemm_params params;
     char source[80];

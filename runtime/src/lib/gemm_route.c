@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum path_mode { PATH_AUTO, PATH_FRAGMENTS, PATH_SIMT } path_mode;
+typedef enum path_mode { PATH_AUTO, PATH_FRAGMENTS, PATH_FRAGMENTS_MFMA, PATH_SIMT } path_mode;
 
-/* XGPU_GEMM_PATH: unset, "" or "auto"; "fragments"; "simt". */
+/* XGPU_GEMM_PATH: unset, "" or "auto"; "fragments"; "fragments-mfma"
+ * (MFMA's layout emulated: f16 and bf16); "simt". */
 static xgpu_status path_mode_get(const char *func, path_mode *mode) {
     const char *v = getenv("XGPU_GEMM_PATH");
     *mode = PATH_AUTO;
@@ -20,11 +21,14 @@ static xgpu_status path_mode_get(const char *func, path_mode *mode) {
     }
     if (!strcmp(v, "fragments")) {
         *mode = PATH_FRAGMENTS;
+    } else if (!strcmp(v, "fragments-mfma")) {
+        *mode = PATH_FRAGMENTS_MFMA;
     } else if (!strcmp(v, "simt")) {
         *mode = PATH_SIMT;
     } else {
-        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: XGPU_GEMM_PATH='%.32s' is not auto, fragments or simt", func, v);
+        return xgpu__fail(
+            XGPU_ERROR_INVALID_ARGUMENT,
+            "%s: XGPU_GEMM_PATH='%.32s' is not auto, fragments, fragments-mfma or simt", func, v);
     }
     return XGPU_SUCCESS;
 }
@@ -59,7 +63,12 @@ static xgpu_status choose_path(const char *func, const xgpu_device_info *info,
     bool half = plan->in == XGPU_F16 || plan->in == XGPU_BF16;
     bool has_fragments = half || tf32_flag;
     const char *unit = xgpu__gemm_mma_path(info, plan->in, tf32_flag);
-    if (mode == PATH_FRAGMENTS) {
+    if (mode == PATH_FRAGMENTS_MFMA && !half) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: XGPU_GEMM_PATH=fragments-mfma multiplies f16 and bf16, not %s", func,
+                          tf32_flag ? "tf32" : xgpu_dtype_name(plan->in));
+    }
+    if (mode == PATH_FRAGMENTS || mode == PATH_FRAGMENTS_MFMA) {
         plan->fragments = has_fragments;
     } else if (mode == PATH_SIMT) {
         plan->fragments = false;
@@ -76,7 +85,7 @@ static xgpu_status choose_path(const char *func, const xgpu_device_info *info,
                           plan->fragments ? "fragment" : "SIMT",
                           mode == PATH_AUTO   ? ""
                           : mode == PATH_SIMT ? " (XGPU_GEMM_PATH=simt)"
-                                              : " (XGPU_GEMM_PATH=fragments)");
+                                              : " (XGPU_GEMM_PATH asks for fragments)");
     }
     if (!plan->fragments && half && !(plan->in == XGPU_F16 && plan->out == XGPU_F16)) {
         return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
@@ -88,6 +97,8 @@ static xgpu_status choose_path(const char *func, const xgpu_device_info *info,
     plan->tf32 = plan->fragments && plan->in == XGPU_F32;
     if (!plan->fragments) {
         plan->path = "simt";
+    } else if (mode == PATH_FRAGMENTS_MFMA) {
+        plan->path = "fragments-mfma";
     } else if (mode == PATH_FRAGMENTS || !unit) {
         plan->path = "fragments";
     } else {

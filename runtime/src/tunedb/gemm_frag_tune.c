@@ -40,9 +40,12 @@ bool xgpu__gemm_frag_valid(xgpu_dtype dtype, const xgpu_device_info *info,
 
 /* Group tiles of 1 to 8 warps, K steps of 16 and 32, 16-byte loads
  * (vector_width 8) and narrower ones; MFMA's 32 x 32 fragments need warp
- * tiles of 32 x 32 and up. The validity check drops what a path or
- * device cannot run. */
+ * tiles of 32 x 32 and up. Warp tiles 32 or 64 wide suit the emulated
+ * multiply on CPUs (a column a lane). The validity check drops what a
+ * path or device cannot run. */
 static const xgpu_gemm_params candidates[] = {
+    {64, 64, 16, 64, 32, 8, F},   {64, 64, 32, 64, 32, 8, F},   {128, 64, 16, 64, 32, 8, F},
+    {32, 64, 16, 32, 64, 8, F},   {64, 64, 16, 64, 64, 8, F},   {32, 32, 16, 32, 32, 8, F},
     {32, 32, 16, 32, 16, 8, F},   {32, 32, 32, 32, 16, 8, F},   {64, 64, 32, 32, 32, 8, F},
     {64, 64, 16, 32, 32, 8, F},   {128, 128, 32, 64, 32, 8, F}, {128, 128, 32, 64, 64, 8, F},
     {128, 64, 32, 64, 32, 8, F},  {64, 128, 32, 32, 64, 8, F},  {128, 256, 32, 64, 64, 8, F},

@@ -14,17 +14,25 @@ typedef struct frag_shape {
     uint32_t fm, fn, fk, lanes, a_regs, b_regs;
 } frag_shape;
 
+/* "fragments-mfma": MFMA's layout emulated on any device (tests). */
+static bool is_mfma_emulated(const char *path) {
+    return path && !strcmp(path, "fragments-mfma");
+}
+
 static bool is_mfma(const char *path) {
-    return path && !strcmp(path, "mfma");
+    return path && (!strcmp(path, "mfma") || is_mfma_emulated(path));
+}
+
+static bool is_emulated(const char *path) {
+    return path && (!strcmp(path, "fragments") || is_mfma_emulated(path));
 }
 
 static bool known_path(const char *path) {
-    return path &&
-           (!strcmp(path, "mma.sync") || !strcmp(path, "mfma") || !strcmp(path, "fragments"));
+    return path && (!strcmp(path, "mma.sync") || is_mfma(path) || is_emulated(path));
 }
 
 /* mma.sync's m16n8k16 (f16, bf16) and m16n8k8 (tf32), which the portable
- * fragments share; MFMA's 32x32x8 on 64 lanes. */
+ * fragments share; MFMA's 32x32x8 on 64 lanes (emulated or not). */
 static frag_shape shape_of(xgpu_dtype in, const char *path) {
     if (is_mfma(path)) {
         return (frag_shape){32, 32, 8, 64, 2, 2};
@@ -42,19 +50,24 @@ static size_t elem_size(xgpu_dtype in) {
     return in == XGPU_F32 ? 4 : 2;
 }
 
+uint32_t xgpu__gemm_mma_lanes(const char *path) {
+    return is_mfma(path) ? 64 : 32;
+}
+
 static uint32_t group_size(const xgpu_gemm_params *p, frag_shape s) {
     return (p->tile_m / p->work_m) * (p->tile_n / p->work_n) * s.lanes;
 }
 
 /* Bytes of fixed-size local memory: two K steps of both tiles, plus the
- * fragments path's scratch for its emulated multiply (each warp's A and B
- * fragments of one fragment K, as fp32). */
+ * fragments path's scratch for its emulated multiply (per warp, as fp32,
+ * the larger of one fragment K of its A and B fragments and its tile of
+ * C). */
 static uint64_t local_bytes(const xgpu_gemm_params *p, xgpu_dtype in, const char *path,
                             frag_shape s) {
     uint64_t tiles = 2ull * (p->tile_m + p->tile_n) * (p->tile_k + pad_k(in)) * elem_size(in);
     uint64_t warps = (uint64_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
-    uint64_t scratch =
-        strcmp(path, "fragments") ? 0 : warps * s.fk * ((uint64_t)p->work_m + p->work_n) * 4;
+    uint64_t ab = s.fk * ((uint64_t)p->work_m + p->work_n), c = (uint64_t)p->work_m * p->work_n;
+    uint64_t scratch = is_emulated(path) ? warps * (ab > c ? ab : c) * 4 : 0;
     return tiles + scratch;
 }
 
@@ -88,15 +101,16 @@ const char *xgpu__gemm_mma_path(const xgpu_device_info *info, xgpu_dtype in, boo
  * on MFMA's 64 lanes), 16-byte loads. GPUs without: 64 x 64 of 32 x 32.
  * MFMA and the fragments path take K 16 at a time (tf32 8): with more,
  * hipcc spills on AMD (tests/compile_matrix).
- * CPUs (pocl): 32 x 32 tiles of two warps, which keep its emulated
- * multiplies' barriers few. */
+ * CPUs (pocl): 64 x 64 tiles of two 64 x 32 warps: few barriers for the
+ * emulated multiply, and its columns (32 per warp, one a lane) become
+ * vectors. */
 static const xgpu_gemm_params mma16_gpu = {128, 128, 32, 64, 32, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params mma_tf32_gpu = {128, 128, 16, 64, 32, 4, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params mfma_gpu = {128, 128, 16, 64, 64, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag16_gpu = {64, 64, 16, 32, 32, 8, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params frag_tf32_gpu = {64, 64, 8, 32, 32, 4, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag16_cpu = {32, 32, 16, 32, 16, 8, XGPU_GEMM_FRAGMENTS};
-static const xgpu_gemm_params frag_tf32_cpu = {32, 32, 8, 32, 16, 4, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag16_cpu = {64, 64, 16, 64, 32, 8, XGPU_GEMM_FRAGMENTS};
+static const xgpu_gemm_params frag_tf32_cpu = {64, 64, 8, 64, 32, 4, XGPU_GEMM_FRAGMENTS};
 /* One warp, one fragment: for devices too small for the above. */
 static const xgpu_gemm_params small16 = {16, 8, 16, 16, 8, 1, XGPU_GEMM_FRAGMENTS};
 static const xgpu_gemm_params small_tf32 = {16, 8, 8, 16, 8, 1, XGPU_GEMM_FRAGMENTS};
@@ -144,7 +158,7 @@ xgpu_status xgpu__gemm_mma_check_params(const xgpu_gemm_params *p, const xgpu_de
     if (!known_path(path) || (is_mfma(path) && in == XGPU_F32)) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
                           "%s: the fragment GEMM has no path '%s' for %s (mma.sync: f16, bf16, "
-                          "tf32; mfma: f16, bf16; fragments: all three)",
+                          "tf32; mfma and fragments-mfma: f16, bf16; fragments: all three)",
                           func, path ? path : "(null)",
                           in == XGPU_F32 ? "tf32" : xgpu_dtype_name(in));
     }
@@ -219,6 +233,9 @@ static const char *in_define(xgpu_dtype in) {
 }
 
 static const char *path_define(const char *path) {
+    if (is_mfma_emulated(path)) {
+        return "MMA_PATH_MFMA_FRAGMENTS";
+    }
     return is_mfma(path)
                ? "MMA_PATH_MFMA"
                : (path && !strcmp(path, "mma.sync") ? "MMA_PATH_MMASYNC" : "MMA_PATH_FRAGMENTS");

@@ -108,7 +108,12 @@ uint32_t xgpu__gemm_vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p);
 
 /* ---- the fragment GEMM's parameters (gemm_mma_params.c) ----
  * `in` is A's and B's type: XGPU_F16, XGPU_BF16, or XGPU_F32 for tf32;
- * `path` is "mma.sync", "mfma" or "fragments", as xgpu_gemm_choose says. */
+ * `path` is "mma.sync", "mfma", "fragments" or "fragments-mfma", as
+ * xgpu_gemm_choose says. */
+
+/* The work-items of a warp on the path: 64 in MFMA's layout (emulated or
+ * not), else 32. A group is (tile_m / work_m) * (tile_n / work_n) warps. */
+uint32_t xgpu__gemm_mma_lanes(const char *path);
 
 /* The path the device multiplies `in` on: "mma.sync" (CUDA sm_80+),
  * "mfma" (HIP gfx90a/gfx94x, gfx908 for f16), else "fragments"; NULL for
