@@ -12,5 +12,7 @@ float tf32_round(float v);
 xgpu_buffer *upload(const void *raw, size_t bytes);
 /* The dialect's f16/bf16/tf32 conversions bit for bit against the host's. */
 void conversions(void **state);
+/* The one-fragment emulation (xgpu_mma_emu_*) in a user kernel. */
+void one_fragment(void **state);
 
 #endif

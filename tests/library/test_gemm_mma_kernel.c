@@ -354,14 +354,13 @@ static void tiny(void **state) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "tiny")) {
-        const struct CMUnitTest tests[] = {cmocka_unit_test(conversions), cmocka_unit_test(tiny)};
+        const struct CMUnitTest tests[] = {cmocka_unit_test(conversions),
+                                           cmocka_unit_test(one_fragment), cmocka_unit_test(tiny)};
         return XT_RUN("gemm_mma_kernel_tiny", tests);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(conversions),
-        cmocka_unit_test(f16),
-        cmocka_unit_test(bf16),
-        cmocka_unit_test(tf32),
+        cmocka_unit_test(conversions), cmocka_unit_test(one_fragment), cmocka_unit_test(f16),
+        cmocka_unit_test(bf16),        cmocka_unit_test(tf32),
     };
     return XT_RUN("gemm_mma_kernel", tests);
 }
