@@ -284,7 +284,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     self[len] = '\0';
+    /* Counted on the second of two runs: the first fills the kernel caches
+     * (a cold cache stores binaries: allocations a warm run skips). */
     outcome base = run_child(self, argv[1], 0);
+    if (base.ok) {
+        base = run_child(self, argv[1], 0);
+    }
     if (!base.ok || strcmp(base.first, "XGPU_SUCCESS")) {
         fprintf(stderr, "the scenario fails without any injected failure: %s %s", base.first,
                 base.line);
@@ -303,6 +308,13 @@ int main(int argc, char **argv) {
     long oom = 0;
     for (long n = first; n <= last; n++) {
         outcome o = run_child(self, argv[1], n);
+        /* The first pass made fewer than n allocations this time, so the
+         * failure hit the second pass: not this site's test. */
+        if (!strcmp(o.first, "XGPU_SUCCESS") && o.pass1 < n) {
+            printf("allocation %ld: skipped: the first pass made %ld allocations this run\n", n,
+                   o.pass1);
+            continue;
+        }
         const char *why = NULL;
         if (!o.ok) {
             why = "failed";
