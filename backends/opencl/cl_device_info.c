@@ -165,6 +165,7 @@ xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_dev
     info->max_alloc_bytes = get_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     info->l2_cache_bytes = get_ulong(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
     info->max_group_size = get_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    info->native_vector_width_f32 = get_uint(dev, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
     size_t dims[3] = {0, 0, 0};
     if (get_uint(dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS) >= 3 &&
         clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof dims, dims, NULL) ==

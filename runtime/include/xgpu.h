@@ -228,6 +228,10 @@ typedef struct xgpu_device_info {
      * acquire/release and device scope. Without them, results from several
      * groups are combined in a second launch. */
     bool device_scope_atomics;
+    /* float lanes of the device's vectors (OpenCL
+     * CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: 16 on an AVX-512 CPU, 8 with
+     * AVX2, 1 on most GPUs); 0 when unknown (CUDA, HIP). */
+    uint32_t native_vector_width_f32;
 } xgpu_device_info;
 
 /* Number of devices over all available backends. Thread-safe. */

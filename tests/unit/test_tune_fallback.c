@@ -295,6 +295,83 @@ static void defaults_per_device_class(void **state) {
     assert_true(xgpu__tune_valid(XGPU__TK_GEMM, XGPU_F32, &info, &g, NULL, 0));
 }
 
+/* pocl (and a CPU runtime that does not name its platform) reads a
+ * chunk per work-item; a runtime that vectorises across work-items
+ * (Intel's) gets groups of one vector, each a contiguous range, and the
+ * GPU family's GEMM. Every default is valid on its device. */
+static void defaults_per_cpu_runtime(void **state) {
+    (void)state;
+    xgpu_device_info pocl = cpu_info(), simt = cpu_info(), avx2 = cpu_info();
+    snprintf(pocl.platform, sizeof pocl.platform, "Portable Computing Language");
+    pocl.native_vector_width_f32 = 16;
+    snprintf(simt.platform, sizeof simt.platform, "Intel(R) OpenCL");
+    simt.native_vector_width_f32 = 16;
+    avx2 = simt;
+    avx2.native_vector_width_f32 = 8;
+    assert_false(xgpu__tune_cpu_simt(&pocl));
+    assert_true(xgpu__tune_cpu_simt(&simt));
+    xgpu_device_info unnamed = cpu_info();
+    assert_false(xgpu__tune_cpu_simt(&unnamed));
+    xgpu_device_info gpu = simt;
+    gpu.type = XGPU_DEVICE_TYPE_GPU;
+    assert_false(xgpu__tune_cpu_simt(&gpu));
+
+    const xgpu_device_info *all[] = {&pocl, &simt, &avx2, &unnamed};
+    const xgpu__tune_kernel_id ids[] = {XGPU__TK_SUM, XGPU__TK_MINMAX, XGPU__TK_ARGMAX,
+                                        XGPU__TK_STREAM, XGPU__TK_GEMM};
+    const xgpu_dtype types[] = {XGPU_F32, XGPU_F64};
+    for (size_t d = 0; d < 4; d++) {
+        for (size_t k = 0; k < 5; k++) {
+            for (size_t t = 0; t < 2; t++) {
+                xgpu__tune_values v;
+                char why[200] = "";
+                xgpu__tune_builtin(ids[k], types[t], all[d], &v);
+                if (!xgpu__tune_valid(ids[k], types[t], all[d], &v, why, sizeof why)) {
+                    fail_msg("device %zu kernel %zu dtype %zu: %s", d, k, t, why);
+                }
+            }
+        }
+    }
+
+    xgpu__tune_values v;
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &pocl, &v);
+    assert_int_equal(v.v[4], 1); /* a chunk per work-item */
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &unnamed, &v);
+    assert_int_equal(v.v[4], 1);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &simt, &v);
+    assert_int_equal(v.v[4], 2);  /* a range per group */
+    assert_int_equal(v.v[0], 16); /* one AVX-512 vector of work-items */
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &avx2, &v);
+    assert_int_equal(v.v[0], 8);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &simt, &v);
+    assert_int_equal(v.v[0], 16);
+    assert_int_equal(v.v[2], 2);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &pocl, &v);
+    assert_int_equal(v.v[2], 1);
+
+    xgpu_gemm_params p;
+    xgpu__gemm_builtin(&simt, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
+    xgpu__gemm_builtin(&simt, XGPU_F64, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
+    xgpu__gemm_builtin(&pocl, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, 1);
+
+    /* The tuner reaches the third layout from the others. */
+    xgpu__tune_values out[64];
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &pocl, &v);
+    size_t n = xgpu__tune_neighbours(XGPU__TK_SUM, XGPU_F32, &pocl, &v, out, 64);
+    bool reached = false;
+    for (size_t i = 0; i < n; i++) {
+        reached |= out[i].v[4] == 2;
+    }
+    assert_true(reached);
+    v = (xgpu__tune_values){{16, 4, 2, 1, 3}};
+    assert_false(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &simt, &v, NULL, 0));
+    v = (xgpu__tune_values){{16, 4, 2, 1, 1}};
+    assert_false(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &simt, &v, NULL, 0));
+}
+
 static int make_dir(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/xgpu-tune-fallback-XXXXXX");
@@ -320,6 +397,7 @@ int main(void) {
         cmocka_unit_test(user_database_and_shipped),
         cmocka_unit_test(families),
         cmocka_unit_test(defaults_per_device_class),
+        cmocka_unit_test(defaults_per_cpu_runtime),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -147,13 +147,19 @@ static xgpu_status check_reduce(const char *func, xgpu_queue *queue, xgpu_reduce
     return st;
 }
 
-/* The launch shape: XGPU_REDUCE_UNROLL's grid stride when it is set, else
- * the tuning database's values for the device, else the built-in ones. */
+/* The launch shape: XGPU_REDUCE_PARAMS when it is set, else
+ * XGPU_REDUCE_UNROLL's grid stride, else the tuning database's values for
+ * the device, else the built-in ones. */
 static xgpu_status choose_values(const char *func, xgpu_queue *queue, xgpu_reduce_op op,
                                  xgpu_dtype dtype, size_t bytes, xgpu__tune_values *v) {
-    uint32_t unroll = 0;
     bool set = false;
-    xgpu_status st = env_unroll(func, &unroll, &set);
+    xgpu_status st = xgpu__lib_env_params(func, xgpu__queue_context(queue),
+                                          xgpu__reduce_tune_id(op), dtype, v, &set);
+    if (st != XGPU_SUCCESS || set) {
+        return st;
+    }
+    uint32_t unroll = 0;
+    st = env_unroll(func, &unroll, &set);
     if (st != XGPU_SUCCESS) {
         return st;
     }

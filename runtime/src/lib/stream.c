@@ -102,9 +102,13 @@ xgpu_status xgpu__stream_run(const char *func, xgpu_queue *queue, xgpu_stream_op
     }
     const xgpu_device_info *info = xgpu__context_info(xgpu__queue_context(queue));
     xgpu__tune_values v;
+    bool set = false;
     if (forced) {
         v = *forced;
-    } else {
+    } else if ((st = xgpu__lib_env_params(func, xgpu__queue_context(queue), XGPU__TK_STREAM, dtype,
+                                          &v, &set)) != XGPU_SUCCESS) {
+        return st;
+    } else if (!set) {
         xgpu__tune_choice choice;
         st = xgpu__lib_choose(xgpu__queue_context(queue), XGPU__TK_STREAM, dtype,
                               xgpu__tune_class_of(XGPU__TK_STREAM, n * xgpu_dtype_size(dtype)),

@@ -81,6 +81,27 @@ static void add_gemm_mma(bool cpu, xgpu__lib_variant *out, size_t max, size_t *n
     }
 }
 
+/* The reductions' and stream kernels' built-in variants on `info`. */
+static void add_bandwidth(const xgpu_device_info *info, xgpu__lib_variant *out, size_t max,
+                          size_t *n) {
+    char opt[256];
+    static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
+    for (size_t t = 0; t < sizeof red_types / sizeof red_types[0]; t++) {
+        for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
+            xgpu__tune_values v;
+            xgpu__tune_builtin(xgpu__reduce_tune_id((xgpu_reduce_op)op), red_types[t], info, &v);
+            xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], &v, opt, sizeof opt);
+            add(out, max, n, "reduce", xgpu__kernel_reduce, opt);
+        }
+    }
+    for (int f64 = 0; f64 < 2; f64++) {
+        xgpu__tune_values v;
+        xgpu__tune_builtin(XGPU__TK_STREAM, f64 ? XGPU_F64 : XGPU_F32, info, &v);
+        xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, &v, opt, sizeof opt);
+        add(out, max, n, "stream", xgpu__kernel_stream, opt);
+    }
+}
+
 size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max) {
     size_t n = 0;
     char opt[256];
@@ -94,22 +115,15 @@ size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max) {
         }
     }
     add_gemm_mma(cpu, out, max, &n);
-    /* The built-in values of a device class without limits. */
-    xgpu_device_info info = {.type = cpu ? XGPU_DEVICE_TYPE_CPU : XGPU_DEVICE_TYPE_GPU};
-    static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
-    for (size_t t = 0; t < sizeof red_types / sizeof red_types[0]; t++) {
-        for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
-            xgpu__tune_values v;
-            xgpu__tune_builtin(xgpu__reduce_tune_id((xgpu_reduce_op)op), red_types[t], &info, &v);
-            xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], &v, opt, sizeof opt);
-            add(out, max, &n, "reduce", xgpu__kernel_reduce, opt);
-        }
-    }
-    for (int f64 = 0; f64 < 2; f64++) {
-        xgpu__tune_values v;
-        xgpu__tune_builtin(XGPU__TK_STREAM, f64 ? XGPU_F64 : XGPU_F32, &info, &v);
-        xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, &v, opt, sizeof opt);
-        add(out, max, &n, "stream", xgpu__kernel_stream, opt);
+    /* The built-in values of a device class without limits; CPUs in both
+     * classes, pocl's and the runtimes that vectorise across work-items
+     * (AVX-512's 16 lanes). */
+    xgpu_device_info classes[2] = {{.type = cpu ? XGPU_DEVICE_TYPE_CPU : XGPU_DEVICE_TYPE_GPU},
+                                   {.type = XGPU_DEVICE_TYPE_CPU,
+                                    .platform = "Intel(R) OpenCL",
+                                    .native_vector_width_f32 = 16}};
+    for (int c = 0; c < (cpu ? 2 : 1); c++) {
+        add_bandwidth(&classes[c], out, max, &n);
     }
     return n;
 }

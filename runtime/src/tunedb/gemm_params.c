@@ -28,6 +28,13 @@ static const xgpu_gemm_params cpu_fallback = {128, 128, 16, 32, 8, CPU_VW, 0};
 static const xgpu_gemm_params cpu_fallback_f64 = {64, 64, 16, 16, 8, 1, 0};
 static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, XGPU_GEMM_GPU};
 static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, XGPU_GEMM_GPU};
+/* CPU runtimes that vectorise across work-items (xgpu__tune_cpu_simt:
+ * Intel's) run the GPU family as they run a GPU's lanes: on Intel's CPU
+ * runtime, 2 cores of an AVX-512 Xeon, SGEMM 1024 at 44.7 GFLOP/s
+ * against CLBlast's 37.1 and the CPU family's 10.5; DGEMM with 128x128x8
+ * at 26.8 against CLBlast's 26.1. */
+static const xgpu_gemm_params simt_cpu_params = {128, 256, 16, 8, 16, 4, XGPU_GEMM_GPU};
+static const xgpu_gemm_params simt_cpu_params_f64 = {128, 128, 8, 8, 8, 2, XGPU_GEMM_GPU};
 /* For devices whose groups or local memory are too small for the above. */
 static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1, 0};
 
@@ -45,12 +52,15 @@ uint32_t xgpu__gemm_vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p) {
 }
 
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max) {
-    const xgpu_gemm_params *sets[2] = {cpu ? (dtype == XGPU_F64 ? &cpu_params_f64 : &cpu_params)
-                                           : (dtype == XGPU_F64 ? &gpu_params_f64 : &gpu_params),
-                                       &small_params};
+    bool f64 = dtype == XGPU_F64;
+    const xgpu_gemm_params *sets[3] = {
+        cpu ? (f64 ? &cpu_params_f64 : &cpu_params) : (f64 ? &gpu_params_f64 : &gpu_params),
+        &small_params, cpu ? (f64 ? &simt_cpu_params_f64 : &simt_cpu_params) : NULL};
     size_t n = 0;
-    for (size_t i = 0; i < 2 && n < max; i++) {
-        out[n++] = *sets[i];
+    for (size_t i = 0; i < 3 && n < max; i++) {
+        if (sets[i]) {
+            out[n++] = *sets[i];
+        }
     }
     return n;
 }
@@ -220,7 +230,9 @@ void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gem
     bool f64 = dtype == XGPU_F64;
     /* Neither (an accelerator, an emulator): the small set every device
      * runs. */
-    *params = cpu   ? (f64 ? cpu_params_f64 : cpu_params)
+    bool simt = xgpu__tune_cpu_simt(info);
+    *params = simt  ? (f64 ? simt_cpu_params_f64 : simt_cpu_params)
+              : cpu ? (f64 ? cpu_params_f64 : cpu_params)
               : gpu ? (f64 ? gpu_params_f64 : gpu_params)
                     : small_params;
     if (cpu && xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), "xgpu_gemm") !=

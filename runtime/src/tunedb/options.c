@@ -38,16 +38,22 @@ static const char *op_define(xgpu_reduce_op op) {
     }
 }
 
-/* On the grid stride (chunked 0) vec > 1 means 16-byte loads: the
- * elements of one, 4 for 32-bit types and 2 for 64-bit ones. */
+static const char *chunk_define(uint32_t chunked) {
+    return chunked == 1 ? " -DCHUNKED" : chunked == 2 ? " -DGROUP_CHUNKED" : "";
+}
+
+/* chunked 1: a contiguous chunk per work-item; 2: a contiguous range per
+ * group, its work-items interleaved. On the grid stride (chunked 0) and
+ * with chunked 2, vec > 1 means 16-byte loads: the elements of one, 4 for
+ * 32-bit types and 2 for 64-bit ones. */
 void xgpu__reduce_options(xgpu_reduce_op op, xgpu_dtype dtype, const xgpu__tune_values *v,
                           char *out, size_t size) {
     uint32_t vec = v->v[3];
-    if (!v->v[4] && vec > 1) {
+    if (v->v[4] != 1 && vec > 1) {
         vec = dtype == XGPU_F64 || dtype == XGPU_I64 ? 2 : 4;
     }
     snprintf(out, size, "-D%s -D%s -DGROUP=%u -DVEC=%u -DUNROLL=%u%s", dtype_define(dtype),
-             op_define(op), v->v[0], vec, v->v[2], v->v[4] ? " -DCHUNKED" : "");
+             op_define(op), v->v[0], vec, v->v[2], chunk_define(v->v[4]));
 }
 
 xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
@@ -58,5 +64,5 @@ xgpu__tune_kernel_id xgpu__reduce_tune_id(xgpu_reduce_op op) {
 
 void xgpu__stream_options(xgpu_dtype dtype, const xgpu__tune_values *v, char *out, size_t size) {
     snprintf(out, size, "-DSTREAM_%s -DGROUP=%u%s -DUNROLL=%u", dtype == XGPU_F64 ? "F64" : "F32",
-             v->v[0], v->v[2] ? " -DCHUNKED" : "", v->v[3]);
+             v->v[0], chunk_define(v->v[2]), v->v[3]);
 }

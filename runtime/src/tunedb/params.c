@@ -9,10 +9,12 @@
 
 static const char *const gemm_fields[] = {"tm", "tn", "tk", "wm", "wn", "vw", "contig"};
 /* group: work-items per group; gpcu: groups per compute unit; unroll:
- * loads in flight per work-item (grid stride); vec: lanes per work-item
- * over contiguous blocks (chunked), or on the grid stride 1 (scalar loads)
- * or more (16-byte loads); chunked: each work-item reads one contiguous
- * chunk (CPUs). */
+ * loads in flight per work-item (interleaved work-items); vec: lanes per
+ * work-item over contiguous blocks (chunked 1), else 1 (scalar loads) or
+ * more (16-byte loads); chunked: 0 the grid stride (GPUs), 1 each
+ * work-item one contiguous chunk (pocl), 2 each group one contiguous
+ * range with its work-items interleaved in it (CPU runtimes that
+ * vectorise across work-items). */
 static const char *const reduce_fields[] = {"group", "gpcu", "unroll", "vec", "chunked"};
 /* unroll: 16-byte blocks of each array a work-item loads before it stores
  * (grid stride); 0: one element at a time (the only way before 0.6). */
@@ -136,6 +138,16 @@ static bool is_cpu(const xgpu_device_info *info) {
     return info->type == XGPU_DEVICE_TYPE_CPU;
 }
 
+bool xgpu__tune_cpu_simt(const xgpu_device_info *info) {
+    return is_cpu(info) && info->platform[0] &&
+           strcmp(info->platform, "Portable Computing Language") != 0;
+}
+
+uint32_t xgpu__tune_cpu_lanes(const xgpu_device_info *info) {
+    uint32_t w = info->native_vector_width_f32;
+    return w >= 4 && w <= 64 && !(w & (w - 1)) ? w : 8;
+}
+
 static uint32_t fit_group(const xgpu_device_info *info, uint32_t group) {
     while (info->max_group_size && group > info->max_group_size && group > 1) {
         group /= 2;
@@ -150,6 +162,13 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
      * xgpu does not know): small groups on a grid stride, the shape every
      * OpenCL device runs correctly and none runs badly. */
     bool unknown = !cpu && info->type != XGPU_DEVICE_TYPE_GPU;
+    /* A CPU runtime that vectorises across work-items runs a group one
+     * vector of work-items at a time, each vector through the whole
+     * kernel: a group wider than one vector sweeps its range once per
+     * vector, each sweep reading a slice of every cache line. Groups of
+     * one vector, each a contiguous range (Intel's runtime, AVX-512: 16). */
+    bool simt = xgpu__tune_cpu_simt(info);
+    uint32_t lanes = xgpu__tune_cpu_lanes(info);
     *v = (xgpu__tune_values){{0}};
     switch (id) {
     case XGPU__TK_GEMM: {
@@ -172,6 +191,7 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
          * a grid stride with XGPU__REDUCE_UNROLL_GPU 16-byte loads in
          * flight; other devices: the grid stride with scalar loads. */
         *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 1, 0}}
+             : simt  ? (xgpu__tune_values){{fit_group(info, lanes), 4, 4, 1, 2}}
              : cpu   ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
                    : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 4, 0}};
         return;
@@ -181,6 +201,7 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
          * 16-byte blocks of each array in flight per work-item; other
          * devices: the grid stride, one element at a time. */
         *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 0, 0}}
+             : simt  ? (xgpu__tune_values){{fit_group(info, lanes), 4, 2, 0}}
              : cpu   ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 0}}
                      : (xgpu__tune_values){{fit_group(info, 256), 8, 0, 2}};
         return;
@@ -224,15 +245,15 @@ bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_devi
         return say(why, why_size, "gpcu must be 1..64");
     }
     if (id == XGPU__TK_STREAM) {
-        return (v->v[2] <= 1 && v->v[3] <= 8 && !(v->v[2] && v->v[3])) ||
-               say(why, why_size, "chunked 0 or 1, unroll 0..8, unroll > 0 needs chunked 0");
+        return (v->v[2] <= 2 && v->v[3] <= 8 && !(v->v[2] && v->v[3])) ||
+               say(why, why_size, "chunked 0..2, unroll 0..8, unroll > 0 needs chunked 0");
     }
     uint32_t unroll = v->v[2], vec = v->v[3], chunked = v->v[4];
-    if (chunked > 1 || unroll < 1 || unroll > 16 || vec < 1 || vec > 256) {
-        return say(why, why_size, "unroll 1..16, vec 1..256, chunked 0 or 1");
+    if (chunked > 2 || unroll < 1 || unroll > 16 || vec < 1 || vec > 256) {
+        return say(why, why_size, "unroll 1..16, vec 1..256, chunked 0..2");
     }
-    if (unroll > 1 && chunked) {
-        return say(why, why_size, "unroll > 1 needs the grid stride (chunked 0)");
+    if (unroll > 1 && chunked == 1) {
+        return say(why, why_size, "unroll > 1 needs work-items interleaved (chunked 0 or 2)");
     }
     /* The tree in local memory: a value and an index per work-item. */
     uint64_t local = (uint64_t)group * 16 + 16;
@@ -303,14 +324,17 @@ static const xgpu__tune_values gemm_gpu_f64[] = {
     V(64, 128, 8, 4, 8, 2, 0), V(32, 32, 16, 2, 2, 2, 0),  V(128, 128, 8, 8, 8, 2, 0),
     V(64, 64, 16, 4, 4, 1, 0),
 };
-/* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1) and may also try a
- * grid stride; GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4)
- * or one element (vec 1) each. */
+/* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1), then try a grid
+ * stride and a range per group of one or two vectors of work-items
+ * (chunked 2, the default of runtimes that vectorise across work-items);
+ * GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4) or one
+ * element (vec 1) each. */
 static const xgpu__tune_values reduce_cpu[] = {
     V(4, 1, 1, 64, 1), V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
     V(8, 1, 1, 64, 1), V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
     V(4, 4, 1, 64, 1), V(1, 4, 1, 64, 1),  V(4, 1, 1, 16, 1),  V(1, 1, 1, 256, 1),
-    V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0),
+    V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0), V(16, 4, 4, 1, 2),  V(8, 4, 4, 1, 2),
+    V(16, 1, 8, 1, 2), V(32, 2, 4, 1, 2),  V(16, 8, 4, 1, 2),  V(16, 4, 2, 1, 2),
 };
 static const xgpu__tune_values reduce_gpu[] = {
     V(256, 8, 4, 4, 0),  V(256, 8, 2, 4, 0),  V(256, 16, 2, 4, 0), V(512, 4, 4, 4, 0),
@@ -321,6 +345,7 @@ static const xgpu__tune_values reduce_gpu[] = {
 static const xgpu__tune_values stream_cpu[] = {
     V(64, 4, 1, 0), V(64, 1, 1, 0), V(16, 4, 1, 0), V(128, 4, 1, 0), V(64, 8, 1, 0),
     V(32, 2, 1, 0), V(8, 4, 1, 0),  V(64, 2, 1, 0), V(256, 1, 1, 0), V(256, 4, 0, 1),
+    V(16, 4, 2, 0), V(8, 4, 2, 0),  V(16, 8, 2, 0), V(32, 2, 2, 0),  V(16, 1, 2, 0),
 };
 static const xgpu__tune_values stream_gpu[] = {
     V(256, 8, 0, 2),  V(256, 8, 0, 1),  V(256, 8, 0, 4),  V(512, 4, 0, 2), V(1024, 2, 0, 2),
@@ -373,7 +398,10 @@ size_t xgpu__tune_neighbours(xgpu__tune_kernel_id id, xgpu_dtype dtype,
     for (size_t f = 0; f < k->field_count; f++) {
         xgpu__tune_values up = *v, down = *v;
         bool flag = !strcmp(k->fields[f], "contig") || !strcmp(k->fields[f], "chunked");
-        up.v[f] = flag ? !v->v[f] : (v->v[f] ? v->v[f] * 2 : 1);
+        /* chunked cycles through its three layouts, contig toggles. */
+        up.v[f] = !flag                              ? (v->v[f] ? v->v[f] * 2 : 1)
+                  : !strcmp(k->fields[f], "chunked") ? (v->v[f] + 1) % 3
+                                                     : !v->v[f];
         down.v[f] = v->v[f] / 2;
         list[count++] = up;
         if (!flag && down.v[f] != v->v[f]) {

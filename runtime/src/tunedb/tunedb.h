@@ -60,6 +60,13 @@ void xgpu__tune_format(xgpu__tune_kernel_id id, const xgpu__tune_values *v, char
 bool xgpu__tune_parse(xgpu__tune_kernel_id id, const char *text, xgpu__tune_values *v, char *why,
                       size_t why_size);
 
+/* A CPU device whose OpenCL compiler vectorises across work-items, as a
+ * GPU runs its lanes (Intel's runtime; every CPU runtime but pocl, whose
+ * compiler vectorises the loops inside a work-item), and the float lanes
+ * of its vectors (8 when the device does not say). */
+bool xgpu__tune_cpu_simt(const xgpu_device_info *info);
+uint32_t xgpu__tune_cpu_lanes(const xgpu_device_info *info);
+
 /* The built-in default for the device, and whether values suit it (the
  * kernel compiles and fits); the reason when not. */
 void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
