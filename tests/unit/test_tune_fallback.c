@@ -295,10 +295,11 @@ static void defaults_per_device_class(void **state) {
     assert_true(xgpu__tune_valid(XGPU__TK_GEMM, XGPU_F32, &info, &g, NULL, 0));
 }
 
-/* pocl (and a CPU runtime that does not name its platform) reads a
+/* pocl (and a CPU runtime that does not name its platform) streams a
  * chunk per work-item; a runtime that vectorises across work-items
- * (Intel's) gets groups of one vector, each a contiguous range, and the
- * GPU family's GEMM. Every default is valid on its device. */
+ * (Intel's) streams a contiguous range per group of one vector and runs
+ * the GPU family's GEMM; both reduce chunks per work-item. Every default
+ * is valid on its device. */
 static void defaults_per_cpu_runtime(void **state) {
     (void)state;
     xgpu_device_info pocl = cpu_info(), simt = cpu_info(), avx2 = cpu_info();
@@ -339,13 +340,12 @@ static void defaults_per_cpu_runtime(void **state) {
     xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &unnamed, &v);
     assert_int_equal(v.v[4], 1);
     xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &simt, &v);
-    assert_int_equal(v.v[4], 2);  /* a range per group */
-    assert_int_equal(v.v[0], 16); /* one AVX-512 vector of work-items */
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &avx2, &v);
-    assert_int_equal(v.v[0], 8);
+    assert_int_equal(v.v[4], 1); /* the chunks' lanes are OpenCL vectors on both */
     xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &simt, &v);
-    assert_int_equal(v.v[0], 16);
-    assert_int_equal(v.v[2], 2);
+    assert_int_equal(v.v[0], 16); /* one AVX-512 vector of work-items */
+    assert_int_equal(v.v[2], 2);  /* a range per group */
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &avx2, &v);
+    assert_int_equal(v.v[0], 8);
     xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &pocl, &v);
     assert_int_equal(v.v[2], 1);
 

@@ -51,9 +51,8 @@ static void identity(xgpu_reduce_op op, xgpu_dtype dtype, unsigned char out[8]) 
  * read neighbours, each work-item with XGPU__REDUCE_UNROLL_GPU loads in
  * flight (on an H200, one load at a time summed fp32 at 2476 GB/s against
  * 3851 for fp64: too few bytes in flight). CPUs: one group of 4 per core,
- * each work-item streaming a contiguous chunk with 64 independent lanes,
- * which the compiler vectorises (on pocl, 2 cores: 27.5 GB/s against 16.5
- * with groups of 64 and 16 lanes, and 0.5 with the GPU shape). */
+ * each work-item streaming a contiguous chunk with 64 independent lanes in
+ * OpenCL vector types (tunedb/params.c gives the figures). */
 static size_t groups_for(const xgpu_device_info *info, const xgpu__tune_values *v, size_t n) {
     size_t units = info->compute_units ? info->compute_units : 1;
     size_t groups = units * v->v[1];
