@@ -72,25 +72,28 @@ xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dt
     return XGPU_SUCCESS;
 }
 
-const char *xgpu__lib_env_params_name(xgpu__tune_kernel_id id) {
-    return id == XGPU__TK_STREAM ? "XGPU_STREAM_PARAMS"
-           : id == XGPU__TK_GEMM ? "XGPU_GEMM_PARAMS"
-                                 : "XGPU_REDUCE_PARAMS";
+/* Not GEMM's: XGPU_GEMM_PARAMS has a syntax of its own
+ * (tunedb/gemm_params.c). */
+static const char *env_params_name(xgpu__tune_kernel_id id) {
+    return id == XGPU__TK_STREAM ? "XGPU_STREAM_PARAMS" : "XGPU_REDUCE_PARAMS";
 }
 
 xgpu_status xgpu__lib_env_params(const char *func, xgpu_context *ctx, xgpu__tune_kernel_id id,
                                  xgpu_dtype dtype, xgpu__tune_values *v, bool *set) {
-    const char *name = xgpu__lib_env_params_name(id);
+    const char *name = env_params_name(id);
     const char *text = getenv(name);
     *set = text && *text;
     if (!*set) {
         return XGPU_SUCCESS;
     }
     char why[200];
-    if (!xgpu__tune_parse(id, text, v, why, sizeof why) ||
-        !xgpu__tune_valid(id, dtype, xgpu__context_info(ctx), v, why, sizeof why)) {
+    if (!xgpu__tune_parse(id, text, v, why, sizeof why)) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: %s='%.80s' is malformed: %s", func,
                           name, text, why);
+    }
+    if (!xgpu__tune_valid(id, dtype, xgpu__context_info(ctx), v, why, sizeof why)) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: %s='%.80s' cannot run on %s: %s", func,
+                          name, text, xgpu__context_info(ctx)->name, why);
     }
     return XGPU_SUCCESS;
 }

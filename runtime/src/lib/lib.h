@@ -18,12 +18,10 @@ xgpu_status xgpu__lib_choose(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dt
 /* XGPU_REDUCE_PARAMS (sum, minmax, argmax) or XGPU_STREAM_PARAMS
  * (stream): the tuning database's text of the kernel's parameters, used
  * instead of the database and the built-in values. *set says whether the
- * variable is set; a malformed value, or one the device cannot run, is an
- * error naming it. */
+ * variable is set and not empty; a malformed value, or one the device
+ * cannot run, is an error naming it. */
 xgpu_status xgpu__lib_env_params(const char *func, xgpu_context *ctx, xgpu__tune_kernel_id id,
                                  xgpu_dtype dtype, xgpu__tune_values *v, bool *set);
-/* The variable xgpu__lib_env_params reads for the kernel. */
-const char *xgpu__lib_env_params_name(xgpu__tune_kernel_id id);
 /* The same without the XGPU_TUNE=auto tune a first call runs: what a
  * call would use now (xgpu_tune_lookup). */
 xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,

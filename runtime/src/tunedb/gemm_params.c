@@ -30,9 +30,9 @@ static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, XGPU_GEMM_GPU
 static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, XGPU_GEMM_GPU};
 /* CPU runtimes that vectorise across work-items (xgpu__tune_cpu_simt:
  * Intel's) run the GPU family as they run a GPU's lanes: on Intel's CPU
- * runtime, 2 cores of an AVX-512 Xeon, SGEMM 1024 at 44.7 GFLOP/s
- * against CLBlast's 37.1 and the CPU family's 10.5; DGEMM with 128x128x8
- * at 26.8 against CLBlast's 26.1. */
+ * runtime, 2 cores of an AVX-512 Xeon, SGEMM 1024 at 43.8 GFLOP/s
+ * against CLBlast's 36.8 and the CPU family's 10.5; DGEMM with 128x128x8
+ * at 26.5 against CLBlast's 26.2 (docs/results/2026-12-02-cpu-opencl-vectors). */
 static const xgpu_gemm_params simt_cpu_params = {128, 256, 16, 8, 16, 4, XGPU_GEMM_GPU};
 static const xgpu_gemm_params simt_cpu_params_f64 = {128, 128, 8, 8, 8, 2, XGPU_GEMM_GPU};
 /* For devices whose groups or local memory are too small for the above. */

@@ -187,9 +187,10 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     case XGPU__TK_ARGMAX:
         /* CPUs, both kinds: one group of 4 per core, each work-item a
          * contiguous chunk with 64 lanes, in OpenCL vector types (on 2
-         * cores of an AVX-512 Xeon, f32 sum of 256 MiB: 31.3 GB/s on pocl
-         * and 32.4 on Intel's runtime, clpeak 28.7 and 28.9; Intel's with
-         * the group-chunked layout: 12.9); GPUs of every vendor: groups of
+         * cores of an AVX-512 Xeon, f32 sum of 256 MiB: 29.7 GB/s on pocl
+         * and 29.9 on Intel's runtime, clpeak 27.8 and 30.1; in another
+         * run Intel's read 12.9 with the group-chunked layout); GPUs of
+         * every vendor: groups of
          * 256 (a multiple of every subgroup width, 8 to 64; fit_group
          * halves it for a device that allows less), 8 per compute unit, on
          * a grid stride with XGPU__REDUCE_UNROLL_GPU 16-byte loads in
