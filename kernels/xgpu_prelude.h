@@ -168,6 +168,8 @@ typedef half xgpu_half;
 #define XGPU_HAS_SUBGROUPS 1
 #define xgpu_subgroup_size() ((xgpu_u32)get_sub_group_size())
 #define xgpu_subgroup_local_id() ((xgpu_u32)get_sub_group_local_id())
+#define xgpu_num_subgroups() ((xgpu_u32)get_num_sub_groups())
+#define xgpu_subgroup_id() ((xgpu_u32)get_sub_group_id())
 #define xgpu_subgroup_reduce_add_f32(v) sub_group_reduce_add((float)(v))
 #define xgpu_subgroup_reduce_add_i32(v) sub_group_reduce_add((int)(v))
 #define xgpu_subgroup_reduce_min_f32(v) sub_group_reduce_min((float)(v))
@@ -371,6 +373,9 @@ typedef __half xgpu_f16;
 #define XGPU_HAS_SUBGROUPS 1
 #define xgpu_subgroup_size() ((xgpu_u32)XGPU__WARP_SIZE)
 #define xgpu_subgroup_local_id() ((xgpu_u32)(threadIdx.x % XGPU__WARP_SIZE))
+/* 1-D groups: the last warp may be partial. */
+#define xgpu_num_subgroups() ((xgpu_u32)((blockDim.x + XGPU__WARP_SIZE - 1) / XGPU__WARP_SIZE))
+#define xgpu_subgroup_id() ((xgpu_u32)(threadIdx.x / XGPU__WARP_SIZE))
 #if defined(XGPU_DIALECT_HIP)
 #define XGPU__SHFL_DOWN(v, o) __shfl_down((v), (o))
 #else
