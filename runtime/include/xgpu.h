@@ -858,8 +858,11 @@ typedef enum xgpu_tune_origin {
     XGPU_TUNE_ORIGIN_BUILTIN = 0,  /* the built-in default: no entry fits */
     XGPU_TUNE_ORIGIN_OFF = 1,      /* the built-in default because XGPU_TUNE=off */
     XGPU_TUNE_ORIGIN_DATABASE = 2, /* an entry of a tuning database */
-    XGPU_TUNE_ORIGIN_AUTO = 3      /* an entry XGPU_TUNE=auto measured at first use
+    XGPU_TUNE_ORIGIN_AUTO = 3,     /* an entry XGPU_TUNE=auto measured at first use
                                       (the user's database); new after 0.6.0 */
+    XGPU_TUNE_ORIGIN_ENV = 4       /* XGPU_GEMM_PARAMS, XGPU_REDUCE_PARAMS or
+                                      XGPU_STREAM_PARAMS, which every call then uses
+                                      instead of any entry; new after 0.6.0 */
 } xgpu_tune_origin;
 
 /* How closely a database entry fits the device (xgpu_tune_choice.fit), in

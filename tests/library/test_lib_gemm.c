@@ -288,7 +288,7 @@ static void bad_arguments_are_refused(void **state) {
                              "128,128",
                              "128,128,16,8,8,1,9",
                              "128,128,16,8,8x",
-                             "",
+                             " ",
                              "4294967296,1,1,1,1",
                              "tm=32,tn=32",
                              "tm=32,tn=32,tk=8,wm=4,wn=4,vw=1,contig=1,x=2"};
@@ -320,6 +320,15 @@ static void bad_arguments_are_refused(void **state) {
     assert_int_equal(got.tile_m, 64);
     assert_int_equal(got.work_n, 8);
     assert_int_equal(got.contiguous, 1);
+    /* Empty is the same as unset. */
+    unsetenv("XGPU_GEMM_PARAMS");
+    xgpu_gemm_params unset;
+    memset(&unset, 0, sizeof unset);
+    memset(&got, 0, sizeof got);
+    XT_OK(xgpu_gemm_default_params(xt.device, XGPU_F32, &unset));
+    setenv("XGPU_GEMM_PARAMS", "", 1);
+    XT_OK(xgpu_gemm_default_params(xt.device, XGPU_F32, &got));
+    assert_memory_equal(&got, &unset, sizeof got);
     unsetenv("XGPU_GEMM_PARAMS");
     d.b.buffer = NULL;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_HANDLE, "matrix b is NULL");

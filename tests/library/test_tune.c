@@ -276,6 +276,67 @@ static void tuning_off_uses_defaults(void **state) {
     unsetenv("XGPU_TUNE");
 }
 
+/* XGPU_*_PARAMS: the lookup reports what every call then uses, and a value
+ * a call would refuse makes the lookup fail the same way. */
+static void params_from_the_environment(void **state) {
+    (void)state;
+    xgpu_tune_choice c;
+    const char *forced = "group=16,gpcu=3,unroll=1,vec=1,chunked=2";
+    setenv("XGPU_REDUCE_PARAMS", forced, 1);
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+    assert_int_equal(c.fit, XGPU_TUNE_FIT_NONE);
+    assert_string_equal(c.params, forced);
+    assert_non_null(strstr(c.source, "XGPU_REDUCE_PARAMS"));
+    XT_OK(xgpu_tune_lookup(xt.ctx, "argmax", XGPU_F64, 1 << 20, &c));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+    check_sum(100003, 41); /* the calls run with them */
+    XT_OK(xgpu_tune_lookup(xt.ctx, "stream", XGPU_F32, 1 << 20, &c));
+    assert_int_not_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, 4096, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_OK(xgpu_buffer_fill(xt.queue, in, 0, 4096, &(float){1.5f}, 4, NULL));
+    const char *malformed[] = {"group=16", "group=16,gpcu=3,unroll=1,vec=1,chunked=2,x=1",
+                               "group=sixteen,gpcu=3,unroll=1,vec=1,chunked=2"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        setenv("XGPU_REDUCE_PARAMS", malformed[i], 1);
+        XT_FAILS(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c),
+                 XGPU_ERROR_INVALID_ARGUMENT, "XGPU_REDUCE_PARAMS");
+        XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_F32, in, 0, 1024, out, 0, NULL),
+                 XGPU_ERROR_INVALID_ARGUMENT, "is malformed");
+    }
+    /* Well formed, but groups are powers of two. */
+    setenv("XGPU_REDUCE_PARAMS", "group=3,gpcu=3,unroll=1,vec=1,chunked=2", 1);
+    XT_FAILS(xgpu_reduce(xt.queue, XGPU_REDUCE_MAX, XGPU_F32, in, 0, 1024, out, 0, NULL),
+             XGPU_ERROR_INVALID_ARGUMENT, "cannot run on");
+    XT_FAILS(xgpu_tune_lookup(xt.ctx, "minmax", XGPU_F32, 1 << 20, &c), XGPU_ERROR_INVALID_ARGUMENT,
+             "cannot run on");
+    setenv("XGPU_REDUCE_PARAMS", "", 1); /* empty: as unset */
+    XT_OK(xgpu_tune_lookup(xt.ctx, "sum", XGPU_F32, 1 << 20, &c));
+    assert_int_not_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+    unsetenv("XGPU_REDUCE_PARAMS");
+
+    setenv("XGPU_STREAM_PARAMS", "group=16,gpcu=3,chunked=2,unroll=0", 1);
+    XT_OK(xgpu_tune_lookup(xt.ctx, "stream", XGPU_F32, 1 << 20, &c));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+    assert_string_equal(c.params, "group=16,gpcu=3,chunked=2,unroll=0");
+    unsetenv("XGPU_STREAM_PARAMS");
+
+    setenv("XGPU_GEMM_PARAMS", "32,32,8,4,4", 1);
+    XT_OK(xgpu_tune_lookup(xt.ctx, "gemm", XGPU_F32, 1 << 20, &c));
+    assert_int_equal(c.origin, XGPU_TUNE_ORIGIN_ENV);
+    assert_non_null(strstr(c.params, "tm=32,tn=32,tk=8,wm=4,wn=4"));
+    assert_non_null(strstr(c.source, "XGPU_GEMM_PARAMS"));
+    setenv("XGPU_GEMM_PARAMS", "32,32,8", 1);
+    XT_FAILS(xgpu_tune_lookup(xt.ctx, "gemm", XGPU_F32, 1 << 20, &c), XGPU_ERROR_INVALID_ARGUMENT,
+             "xgpu_tune_lookup: XGPU_GEMM_PARAMS");
+    unsetenv("XGPU_GEMM_PARAMS");
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
 static void bad_arguments_are_refused(void **state) {
     (void)state;
     xgpu_tune_options o = quick(1);
@@ -319,9 +380,13 @@ static void bad_arguments_are_refused(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tune_is_stored_found_and_used), cmocka_unit_test(tune_resumes),
-        cmocka_unit_test(gemm_tuned_is_right),           cmocka_unit_test(gemm_bf16_tuned_is_right),
-        cmocka_unit_test(damaged_database_is_set_aside), cmocka_unit_test(tuning_off_uses_defaults),
+        cmocka_unit_test(tune_is_stored_found_and_used),
+        cmocka_unit_test(tune_resumes),
+        cmocka_unit_test(gemm_tuned_is_right),
+        cmocka_unit_test(gemm_bf16_tuned_is_right),
+        cmocka_unit_test(damaged_database_is_set_aside),
+        cmocka_unit_test(tuning_off_uses_defaults),
+        cmocka_unit_test(params_from_the_environment),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return XT_RUN("tune", tests);

@@ -100,6 +100,25 @@ static int32_t public_fit(const xgpu__tune_choice *c) {
     return c->warm_only ? XGPU_TUNE_FIT_WARM_START : XGPU_TUNE_FIT_NONE;
 }
 
+/* The parameters an XGPU_*_PARAMS variable sets, checked as a call checks
+ * them (the same error when the call would fail); *set false when the
+ * variable is unset or empty. */
+static xgpu_status env_choice(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtype dtype,
+                              xgpu__tune_values *v, bool *set, const char **var) {
+    if (id != XGPU__TK_GEMM) {
+        *var = id == XGPU__TK_STREAM ? "XGPU_STREAM_PARAMS" : "XGPU_REDUCE_PARAMS";
+        return xgpu__lib_env_params("xgpu_tune_lookup", ctx, id, dtype, v, set);
+    }
+    *var = "XGPU_GEMM_PARAMS";
+    xgpu_gemm_params p;
+    xgpu_status st =
+        xgpu__gemm_env_checked(xgpu__context_info(ctx), dtype, "xgpu_tune_lookup", &p, set);
+    if (st == XGPU_SUCCESS && *set) {
+        *v = xgpu__tune_from_gemm(&p);
+    }
+    return st;
+}
+
 xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dtype dtype,
                              size_t size, xgpu_tune_choice *choice) {
     XGPU__CHECK_OR_RETURN(context, XGPU__MAGIC_CONTEXT, __func__, "context");
@@ -113,6 +132,18 @@ xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel, xgpu_dty
         st = xgpu__tune_check_dtype(__func__, id, dtype, xgpu__context_info(context));
     }
     if (st != XGPU_SUCCESS) {
+        return st;
+    }
+    xgpu__tune_values forced;
+    bool set = false;
+    const char *var = NULL;
+    st = env_choice(context, id, dtype, &forced, &set, &var);
+    if (st != XGPU_SUCCESS || set) {
+        if (set) {
+            xgpu__tune_format(id, &forced, choice->params, sizeof choice->params);
+            snprintf(choice->source, sizeof choice->source, "set by %s", var);
+            choice->origin = XGPU_TUNE_ORIGIN_ENV;
+        }
         return st;
     }
     xgpu__tune_choice c;

@@ -167,10 +167,13 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
 /* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
  * or as the tuning database and xgpu_tune_lookup spell them
  * ("tm=128,tn=128,tk=16,wm=32,wn=8,vw=1,contig=1", every field). *found
- * is false when it is unset; a malformed value is an error naming the
- * variable, never half-read. */
+ * is false when it is unset or empty (as XGPU_REDUCE_PARAMS); a malformed
+ * value is an error naming the variable, never half-read. */
 xgpu_status xgpu__gemm_env_params(xgpu_gemm_params *p, bool *found, const char *who) {
     const char *v = getenv("XGPU_GEMM_PARAMS");
+    if (v && !*v) {
+        v = NULL;
+    }
     *found = v != NULL;
     char why[160];
     if (v && strchr(v, '=')) {
@@ -195,28 +198,40 @@ size_t xgpu__gemm_local_elem(xgpu_dtype dtype) {
     return dtype == XGPU_F64 ? 8 : 4; /* local memory holds fp32 for f16 */
 }
 
+xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype,
+                                   const char *func, xgpu_gemm_params *p, bool *found) {
+    xgpu_status st = xgpu__gemm_env_params(p, found, func);
+    if (st != XGPU_SUCCESS || !*found) {
+        return st;
+    }
+    char who[96];
+    snprintf(who, sizeof who, "%s: XGPU_GEMM_PARAMS", func);
+    /* f16 and bf16 run the fragment family on the device's own path. */
+    const char *path =
+        xgpu__gemm_frag_dtype(dtype) ? xgpu__gemm_mma_path(info, dtype, false) : NULL;
+    st = path && p->contiguous == XGPU_GEMM_FRAGMENTS
+             ? xgpu__gemm_mma_check_params(p, info, dtype, path, who)
+             : xgpu__gemm_check_params(p, info, xgpu__gemm_local_elem(dtype), who);
+    if (st != XGPU_SUCCESS) {
+        *found = false;
+    }
+    return st;
+}
+
 xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype,
                                      xgpu_gemm_params *params) {
     XGPU__CHECK_OR_RETURN(device, XGPU__MAGIC_DEVICE, __func__, "device");
     if (!params) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT, "%s: params is NULL", __func__);
     }
+    const xgpu_device_info *info = xgpu__device_info(device);
     bool from_env = false;
-    xgpu_status st = xgpu__gemm_env_params(params, &from_env, __func__);
-    if (st != XGPU_SUCCESS) {
+    xgpu_status st = xgpu__gemm_env_checked(info, dtype, __func__, params, &from_env);
+    if (st != XGPU_SUCCESS || from_env) {
         return st;
     }
-    const xgpu_device_info *info = xgpu__device_info(device);
-    /* f16 and bf16 run the fragment family on the device's own path. */
     const char *path =
         xgpu__gemm_frag_dtype(dtype) ? xgpu__gemm_mma_path(info, dtype, false) : NULL;
-    const char *who = "xgpu_gemm_default_params: XGPU_GEMM_PARAMS";
-    if (from_env && path && params->contiguous == XGPU_GEMM_FRAGMENTS) {
-        return xgpu__gemm_mma_check_params(params, info, dtype, path, who);
-    }
-    if (from_env) { /* well formed; now whether the kernel can use it */
-        return xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), who);
-    }
     if (path) {
         xgpu__gemm_mma_builtin(info, dtype, path, params);
     } else {

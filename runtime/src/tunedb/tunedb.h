@@ -104,9 +104,15 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
  * not fit the device. */
 void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params);
 /* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
- * or as the tuning database spells them: *found is false when it is unset;
- * a malformed value is an error naming the variable after `who`. */
+ * or as the tuning database spells them: *found is false when it is unset
+ * or empty; a malformed value is an error naming the variable after `who`. */
 xgpu_status xgpu__gemm_env_params(xgpu_gemm_params *p, bool *found, const char *who);
+/* The same, and checked against the kernel `dtype` runs on this device
+ * (the fragment family's own checks where it applies): what
+ * xgpu_gemm_default_params and xgpu_tune_lookup report. Errors begin with
+ * `func`. */
+xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype,
+                                   const char *func, xgpu_gemm_params *p, bool *found);
 /* Bytes per element of the GEMM's tiles in local memory (fp32 for f16). */
 size_t xgpu__gemm_local_elem(xgpu_dtype dtype);
 /* The vector width the kernel is built with: f16 loads stay scalar, f64

@@ -184,11 +184,7 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
         if (ch.path) {
             append_note(r, "path %s, compute %s", ch.path, compute);
         }
-        if (!strcmp(ch.source, "XGPU_GEMM_PARAMS")) { /* not the database's choice */
-            append_note(r, "params from %s%s", "XGPU_GEMM_PARAMS", "");
-        } else {
-            gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
-        }
+        gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
     } else if (xgpu_last_error()->status == XGPU_ERROR_UNSUPPORTED) {
         snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
         r->verified = true;

@@ -96,14 +96,12 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
     }
     /* The choice's fields, never its text (xgpu_tune_choice.source). */
     char what[96];
-    /* gemm's notes name XGPU_GEMM_PARAMS themselves (xgpu_gemm_choose). */
-    const char *var = !strcmp(kernel, "stream") ? "XGPU_STREAM_PARAMS"
-                      : !strcmp(kernel, "gemm") ? NULL
-                                                : "XGPU_REDUCE_PARAMS";
-    const char *forced = var ? getenv(var) : NULL;
     const char *tuned = c.origin == XGPU_TUNE_ORIGIN_AUTO ? "auto-tuned" : "tuned";
-    if (forced && *forced) {
-        snprintf(what, sizeof what, "params from %s", var);
+    if (c.origin == XGPU_TUNE_ORIGIN_ENV) {
+        snprintf(what, sizeof what, "params from %s",
+                 !strcmp(kernel, "gemm")     ? "XGPU_GEMM_PARAMS"
+                 : !strcmp(kernel, "stream") ? "XGPU_STREAM_PARAMS"
+                                             : "XGPU_REDUCE_PARAMS");
     } else if (c.origin != XGPU_TUNE_ORIGIN_DATABASE && c.origin != XGPU_TUNE_ORIGIN_AUTO) {
         snprintf(what, sizeof what, "built-in params%s",
                  c.origin == XGPU_TUNE_ORIGIN_OFF ? " (XGPU_TUNE=off)"
