@@ -327,6 +327,44 @@ static void results_land_at_element_offsets(void **state) {
     XT_OK(xgpu_buffer_release(mins));
 }
 
+/* int32 sums are exact in int64 at the type's extremes, over enough
+ * elements that every work-item's 32-bit lanes would overflow many times
+ * and several of their runs (1024 blocks) end. */
+static void i32_sums_are_exact(void **state) {
+    (void)state;
+    const size_t n = ((size_t)1 << 22) + 3;
+    int32_t *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * sizeof *x, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, sizeof(int64_t), &out));
+    uint32_t seed = 2026;
+    for (int pattern = 0; pattern < 4; pattern++) {
+        int64_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t r = xt_rand_u32(&seed);
+            x[i] = pattern == 0   ? INT32_MAX
+                   : pattern == 1 ? INT32_MIN
+                   : pattern == 2 ? (int32_t)r /* the whole range */
+                                  : (i % 3 ? INT32_MIN + (int32_t)(r & 0xffff) : INT32_MAX);
+            want += x[i];
+        }
+        XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, n * sizeof *x, true, NULL));
+        const int64_t poison = INT64_C(0x5a5a5a5a5a5a5a5a);
+        XT_OK(xgpu_buffer_write(xt.queue, out, 0, &poison, sizeof poison, true, NULL));
+        XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_SUM, XGPU_I32, in, 0, n, out, 0, NULL));
+        int64_t got = 0;
+        XT_OK(xgpu_buffer_read(xt.queue, out, 0, &got, sizeof got, true, NULL));
+        if (got != want) {
+            fail_msg("pattern %d: sum of %zu int32 is %lld, expected %lld", pattern, n,
+                     (long long)got, (long long)want);
+        }
+    }
+    free(x);
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+}
+
 static void bad_arguments_are_refused(void **state) {
     (void)state;
     xgpu_buffer *in, *out;
@@ -361,6 +399,7 @@ int main(void) {
         cmocka_unit_test(nan_never_wins),
         cmocka_unit_test(argmax_edges),
         cmocka_unit_test(results_land_at_element_offsets),
+        cmocka_unit_test(i32_sums_are_exact),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return XT_RUN("reduce", tests);
