@@ -694,6 +694,13 @@ typedef struct xgpu_gemm_params {
  * warps of 32 work-items (64 on AMD); vector_width is elements per global
  * load where aligned (1, 2, 4 or 8). New after 0.6.0. */
 #define XGPU_GEMM_FRAGMENTS 3u
+/* XGPU_GEMM_REGISTERS (4): the register family, the default for f32 and
+ * f64 on pocl's CPU devices (OpenCL only; f16 keeps the CPU family). Each
+ * work-item computes tile_m rows by work_n columns of C, work_m rows at a
+ * time in OpenCL vectors (work_n a multiple of 16 for f32, 8 for f64);
+ * a group is tile_n / work_n work-items sharing op(B)'s tile_k x tile_n
+ * block in local memory; vector_width is 1. New after 0.6.0. */
+#define XGPU_GEMM_REGISTERS 4u
 
 /* xgpu_gemm_desc.flags */
 /* fp32 GEMM may multiply in tf32 (fp32 range, 10 significand bits, inputs

@@ -73,7 +73,7 @@ static void backends(const char *s, char *err, size_t err_size) {
 }
 
 /* XGPU_GEMM_PARAMS, as documented: 5 to 7 comma-separated decimal numbers,
- * the first six each 1..XGPU__GEMM_PARAM_MAX, the seventh 0 to 3 (one
+ * the first six each 1..XGPU__GEMM_PARAM_MAX, the seventh 0 to 4 (one
  * digit), nothing else. Fills v when valid. */
 static bool gemm_valid(const char *s, uint32_t v[7]) {
     size_t n = 0;
@@ -84,7 +84,7 @@ static bool gemm_valid(const char *s, uint32_t v[7]) {
             return false;
         }
         if (n == 6) { /* contiguous */
-            if (s[0] < '0' || s[0] > '3' || s[1]) {
+            if (s[0] < '0' || s[0] > '4' || s[1]) {
                 return false;
             }
             v[6] = (uint32_t)(s[0] - '0');

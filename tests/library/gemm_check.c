@@ -258,3 +258,9 @@ void all_layouts_and_transposes(xgpu_dtype dt, size_t m, size_t n, size_t k, siz
         }
     }
 }
+
+void run_one(xgpu_dtype dt, xgpu_layout l, int ta, int tb, size_t m, size_t n, size_t k, size_t pad,
+             size_t offset, double alpha, double beta) {
+    problem p = {dt, l, (xgpu_transpose)ta, (xgpu_transpose)tb, m, n, k, pad, offset, alpha, beta};
+    run_problem(&p);
+}

@@ -25,6 +25,9 @@ extern const xgpu_gemm_params *test_params;
 
 /* Runs p on the test's device and checks C. */
 void run_problem(const problem *p);
+/* One problem, spelled out: transposes as 0 or 1. */
+void run_one(xgpu_dtype dt, xgpu_layout l, int ta, int tb, size_t m, size_t n, size_t k, size_t pad,
+             size_t offset, double alpha, double beta);
 /* Every layout and transpose of m x n x k: alpha 1.25, beta -0.5 or (one
  * operand transposed) 0 over a poisoned C. */
 void all_layouts_and_transposes(xgpu_dtype dt, size_t m, size_t n, size_t k, size_t pad,

@@ -21,12 +21,6 @@ static const xgpu_gemm_params wide = {128, 256, 8, 8, 16, 4, GPU};
 static const xgpu_gemm_params small = {32, 32, 8, 4, 4, 4, GPU};
 static const xgpu_gemm_params f64_params = {64, 64, 16, 4, 4, 2, GPU};
 
-static void one(xgpu_dtype dt, xgpu_layout l, int ta, int tb, size_t m, size_t n, size_t k,
-                size_t pad, size_t offset, double alpha, double beta) {
-    problem p = {dt, l, (xgpu_transpose)ta, (xgpu_transpose)tb, m, n, k, pad, offset, alpha, beta};
-    run_problem(&p);
-}
-
 /* 32x32 tiles: every m from 1 to 33 (n and k following), each with the
  * next layout and transpose, so that each edge size meets each path. */
 static void every_edge_size(void **state) {
@@ -34,8 +28,8 @@ static void every_edge_size(void **state) {
     test_params = &small;
     for (size_t m = 1; m <= 33; m++) {
         size_t n = 34 - m, k = (m * 7) % 19 + 1, c = m % 8;
-        one(XGPU_F32, (xgpu_layout)(c / 4), (int)(c / 2) % 2, (int)c % 2, m, n, k, m % 3 ? 0 : 1,
-            m % 5 ? 0 : 4, 1.0, m % 2 ? 0.0 : 0.75);
+        run_one(XGPU_F32, (xgpu_layout)(c / 4), (int)(c / 2) % 2, (int)c % 2, m, n, k,
+                m % 3 ? 0 : 1, m % 5 ? 0 : 4, 1.0, m % 2 ? 0.0 : 0.75);
     }
     test_params = NULL;
 }
@@ -75,9 +69,10 @@ static void alpha_beta(void **state) {
     test_params = &big;
     static const double ab[][2] = {{0.0, 0.5}, {-2.0, 1.0}, {1.0, 0.0}, {0.5, -1.5}};
     for (size_t i = 0; i < sizeof ab / sizeof ab[0]; i++) {
-        one(XGPU_F32, XGPU_ROW_MAJOR, (int)i % 2, (int)i / 2, 131, 133, 41, 0, 0, ab[i][0],
-            ab[i][1]);
-        one(XGPU_F32, XGPU_COL_MAJOR, (int)i / 2, (int)i % 2, 40, 3, 0, 1, 1, ab[i][0], ab[i][1]);
+        run_one(XGPU_F32, XGPU_ROW_MAJOR, (int)i % 2, (int)i / 2, 131, 133, 41, 0, 0, ab[i][0],
+                ab[i][1]);
+        run_one(XGPU_F32, XGPU_COL_MAJOR, (int)i / 2, (int)i % 2, 40, 3, 0, 1, 1, ab[i][0],
+                ab[i][1]);
     }
     test_params = NULL;
 }
@@ -87,9 +82,9 @@ static void tiny(void **state) {
     (void)state;
     test_params = &big;
     for (int t = 0; t < 4; t++) {
-        one(XGPU_F32, XGPU_ROW_MAJOR, t / 2, t % 2, 130, 129, 17, 0, 0, 1.0, t % 2 ? 0.0 : 0.5);
+        run_one(XGPU_F32, XGPU_ROW_MAJOR, t / 2, t % 2, 130, 129, 17, 0, 0, 1.0, t % 2 ? 0.0 : 0.5);
     }
-    one(XGPU_F32, XGPU_ROW_MAJOR, 0, 0, 130, 129, 17, 1, 3, 1.0, 0.5); /* scalar loads */
+    run_one(XGPU_F32, XGPU_ROW_MAJOR, 0, 0, 130, 129, 17, 1, 3, 1.0, 0.5); /* scalar loads */
     test_params = NULL;
 }
 

@@ -56,8 +56,10 @@ static void gemm_params(void **state) {
     assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
     assert_true(xgpu__gemm_params_parse("64,64,16,64,32,8,3", &p, why, sizeof why));
     assert_int_equal(p.contiguous, XGPU_GEMM_FRAGMENTS);
+    assert_true(xgpu__gemm_params_parse("48,64,256,6,64,1,4", &p, why, sizeof why));
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
     const char *bad[] = {"",
-                         "1,2,3,4,5,6,4",
+                         "1,2,3,4,5,6,5",
                          "1,2,3,4,5,6,1,1",
                          "1,2,3,4,5,6,01",
                          "-1,-1,-1,-1,-1",

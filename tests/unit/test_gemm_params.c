@@ -2,7 +2,7 @@
  * type gets by default, the GPU family's rules in the parameter check
  * (register blocks of whole vectors, warp-shaped groups, registers, two K
  * steps of local memory), its build option, and the tuner's GPU
- * candidates. */
+ * candidates; the register family's defaults on pocl and its rules. */
 #define _GNU_SOURCE
 #include "core_int.h"
 #include "tunedb_int.h"
@@ -112,6 +112,114 @@ static void gpu_family_rules(void **state) {
     refused(&three, XGPU_F32, XGPU_ERROR_INVALID_ARGUMENT, "contiguous 3");
 }
 
+/* pocl's CPU device as xgpu sees it: OpenCL, 2 MiB of local memory,
+ * `lanes` floats per native vector. */
+static xgpu_device_info pocl(uint32_t lanes) {
+    xgpu_device_info info = device(XGPU_DEVICE_TYPE_CPU);
+    snprintf(info.backend, sizeof info.backend, "opencl");
+    snprintf(info.platform, sizeof info.platform, "Portable Computing Language");
+    info.max_group_size = 4096;
+    info.local_mem_bytes = 2u << 20;
+    info.local_mem_static_bytes = 0;
+    info.native_vector_width_f32 = lanes;
+    return info;
+}
+
+static xgpu_status check_on(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                            xgpu_dtype dtype) {
+    return xgpu__gemm_check_params(p, info, xgpu__gemm_local_elem(dtype), "test");
+}
+
+/* The register family is pocl's default for f32 and f64, shaped by the
+ * vector width (6 x 64 and 6 x 32 with AVX-512's 16 floats, 6 x 16 and
+ * 6 x 8 with AVX2's 8); f16, narrower vectors, runtimes that vectorise
+ * across work-items and devices with too little local memory keep the
+ * other families; off OpenCL it is refused. */
+static void reg_family_defaults_and_rules(void **state) {
+    (void)state;
+    xgpu_gemm_params p;
+    char options[256];
+    xgpu_device_info wide = pocl(16), avx2 = pocl(8), sse = pocl(4);
+    xgpu__gemm_builtin(&wide, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    assert_int_equal(p.work_m, 6);
+    assert_int_equal(p.work_n, 64);
+    assert_int_equal(check_on(&p, &wide, XGPU_F32), XGPU_SUCCESS);
+    xgpu__gemm_options(XGPU_F32, &p, options, sizeof options);
+    assert_non_null(strstr(options, "-DGEMM_REG"));
+    assert_null(strstr(options, "-DCONTIG"));
+    xgpu__gemm_builtin(&wide, XGPU_F64, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    assert_int_equal(p.work_n, 32);
+    xgpu__gemm_builtin(&avx2, XGPU_F32, &p);
+    assert_int_equal(p.work_n, 16);
+    xgpu__gemm_builtin(&avx2, XGPU_F64, &p);
+    assert_int_equal(p.work_n, 8);
+    assert_int_equal(check_on(&p, &avx2, XGPU_F64), XGPU_SUCCESS);
+    xgpu__gemm_builtin(&wide, XGPU_F16, &p);
+    assert_int_equal(p.contiguous, 1);
+    xgpu__gemm_builtin(&sse, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, 1);
+    xgpu_device_info intel = pocl(16);
+    snprintf(intel.platform, sizeof intel.platform, "Intel(R) OpenCL");
+    xgpu__gemm_builtin(&intel, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, GPU);
+    /* 256 x 64 floats of B is 64 KiB: a device with 32 KiB gets the CPU
+     * family. */
+    xgpu_device_info small = pocl(16);
+    small.local_mem_bytes = 32 * 1024;
+    xgpu__gemm_builtin(&small, XGPU_F32, &p);
+    assert_true(p.contiguous != XGPU_GEMM_REGISTERS);
+    assert_int_equal(check_on(&p, &small, XGPU_F32), XGPU_SUCCESS);
+
+    static const xgpu_gemm_params reg = {48, 64, 256, 6, 64, 1, XGPU_GEMM_REGISTERS};
+    assert_int_equal(check_on(&reg, &small, XGPU_F32), XGPU_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(xgpu_last_error()->message, "65536 bytes of local memory"));
+    xgpu__clear_error();
+    /* GPU-shaped devices of other backends: the family is OpenCL C. */
+    refused(&reg, XGPU_F32, XGPU_ERROR_UNSUPPORTED, "OpenCL C");
+    static const xgpu_gemm_params odd_n = {48, 48, 256, 6, 24, 1, XGPU_GEMM_REGISTERS};
+    assert_int_equal(check_on(&odd_n, &wide, XGPU_F32), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(xgpu_last_error()->message, "multiple of 16"));
+    assert_int_equal(check_on(&odd_n, &wide, XGPU_F64), XGPU_SUCCESS); /* 3 double8 */
+    static const xgpu_gemm_params odd_n64 = {48, 48, 256, 6, 12, 1, XGPU_GEMM_REGISTERS};
+    assert_int_equal(check_on(&odd_n64, &wide, XGPU_F64), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(xgpu_last_error()->message, "multiple of 8"));
+    static const xgpu_gemm_params vw2 = {48, 64, 256, 6, 64, 2, XGPU_GEMM_REGISTERS};
+    assert_int_equal(check_on(&vw2, &wide, XGPU_F32), XGPU_ERROR_INVALID_ARGUMENT);
+    /* 1024 columns of 64: a group of 16 work-items, over a limit of 8. */
+    static const xgpu_gemm_params group = {48, 1024, 8, 6, 64, 1, XGPU_GEMM_REGISTERS};
+    xgpu_device_info few = pocl(16);
+    few.max_group_size = 8;
+    assert_int_equal(check_on(&group, &few, XGPU_F32), XGPU_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(xgpu_last_error()->message, "need 16 work-items"));
+    xgpu__clear_error();
+    static const xgpu_gemm_params five = {48, 64, 256, 6, 64, 1, 5};
+    assert_int_equal(check_on(&five, &wide, XGPU_F32), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(xgpu_last_error()->message, "contiguous 5"));
+    xgpu__clear_error();
+
+    /* The tuner starts from the built-in, then the family's shapes, all
+     * valid; a GPU's list has none of them. */
+    xgpu__tune_values list[256];
+    size_t n = xgpu__tune_candidates(XGPU__TK_GEMM, XGPU_F32, &wide, list, 256);
+    assert_true(n > 12);
+    assert_int_equal(list[0].v[6], XGPU_GEMM_REGISTERS);
+    size_t regs = 0;
+    for (size_t i = 0; i < n; i++) {
+        xgpu_gemm_params c = xgpu__tune_to_gemm(&list[i]);
+        assert_int_equal(check_on(&c, &wide, XGPU_F32), XGPU_SUCCESS);
+        regs += c.contiguous == XGPU_GEMM_REGISTERS;
+    }
+    assert_true(regs >= 8);
+    xgpu_device_info gpu = device(XGPU_DEVICE_TYPE_GPU);
+    snprintf(gpu.backend, sizeof gpu.backend, "opencl");
+    n = xgpu__tune_candidates(XGPU__TK_GEMM, XGPU_F32, &gpu, list, 256);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(list[i].v[6] != XGPU_GEMM_REGISTERS);
+    }
+}
+
 /* The tuner tries the GPU family's 128x128 and 128x256 tiles, K steps of
  * 8 and 16 and groups of 128 and 256 on a GPU, every candidate valid; a
  * CPU tries its own family first. */
@@ -146,6 +254,7 @@ int main(void) {
         cmocka_unit_test(defaults_per_device_type),
         cmocka_unit_test(gpu_family_rules),
         cmocka_unit_test(tuner_candidates),
+        cmocka_unit_test(reg_family_defaults_and_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

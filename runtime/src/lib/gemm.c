@@ -118,7 +118,8 @@ static xgpu_status launch_gemm(xgpu_queue *queue, const xgpu_gemm_desc *d,
         name = "xgpu_gemm";
         vw = xgpu__gemm_vector_width(plan->in, p);
         group[0] = p->tile_n / p->work_n;
-        group[1] = p->tile_m / p->work_m;
+        /* The register family: each work-item takes all tile_m rows. */
+        group[1] = p->contiguous == XGPU_GEMM_REGISTERS ? 1 : p->tile_m / p->work_m;
     }
     xgpu_kernel *kernel = NULL;
     xgpu_status st = xgpu__lib_kernel(xgpu__queue_context(queue), source, options, name, &kernel);

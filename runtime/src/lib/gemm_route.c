@@ -114,6 +114,12 @@ static xgpu_status check_params(const xgpu__gemm_plan *plan, const xgpu_device_i
     if (plan->fragments) {
         return xgpu__gemm_mma_check_params(&plan->params, info, plan->in, plan->path, who);
     }
+    if (plan->params.contiguous == XGPU_GEMM_REGISTERS && plan->in == XGPU_F16) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: the register family (contiguous %u) multiplies f32 and f64, not "
+                          "f16 -> f16 (use contiguous 0, 1 or 2)",
+                          who, XGPU_GEMM_REGISTERS);
+    }
     return xgpu__gemm_check_params(&plan->params, info, xgpu__gemm_local_elem(plan->in), who);
 }
 

@@ -103,13 +103,13 @@ bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err,
     const char *p = text;
     size_t n = 0;
     while (*p && n < 7) {
-        /* The seventh field, contiguous, is 0 to 3 (XGPU_GEMM_GPU,
-         * XGPU_GEMM_FRAGMENTS). */
+        /* The seventh field, contiguous, is 0 to 4 (XGPU_GEMM_GPU,
+         * XGPU_GEMM_FRAGMENTS, XGPU_GEMM_REGISTERS). */
         bool ok;
         if (n < 6) {
             ok = gemm_field(&p, &v[n]);
         } else {
-            ok = p[0] >= '0' && p[0] <= '3' && p[1] == '\0';
+            ok = p[0] >= '0' && p[0] <= '4' && p[1] == '\0';
             v[n] = ok ? (uint32_t)(p[0] - '0') : 0;
             p += ok;
         }
@@ -118,7 +118,7 @@ bool xgpu__gemm_params_parse(const char *text, xgpu_gemm_params *out, char *err,
             snprintf(max, sizeof max, "%d", XGPU__GEMM_PARAM_MAX);
             return fail(err, err_size,
                         "expected 5 to 7 comma-separated whole numbers, from 1 to %s, the "
-                        "seventh 0, 1, 2 or 3 "
+                        "seventh 0 to 4 "
                         "(tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]])",
                         max);
         }

@@ -35,6 +35,18 @@ static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, XGPU_GEMM_G
  * at 26.5 against CLBlast's 26.2 (docs/results/2026-12-02-cpu-opencl-vectors). */
 static const xgpu_gemm_params simt_cpu_params = {128, 256, 16, 8, 16, 4, XGPU_GEMM_GPU};
 static const xgpu_gemm_params simt_cpu_params_f64 = {128, 128, 8, 8, 8, 2, XGPU_GEMM_GPU};
+/* pocl's CPU devices (one work-item at a time on a core's vectors) get
+ * the register family: blocks of 6 rows by 4 vectors of 16 floats (24 of
+ * AVX-512's 32 registers) or 4 of 8 doubles, 8 blocks per work-item
+ * sharing a 256-deep block of B. With 8-float vectors (AVX2) a block is 6
+ * rows by one 16-float vector (12 of 16 registers). In the prototype's
+ * runs on pocl, 2 cores of an AVX-512 Xeon, 6 x 64 with 8 blocks and K
+ * blocks of 256 ran SGEMM 1024 and 2048 at 3.0x to 6.4x the CPU family's
+ * defaults (docs/results/2026-12-03-cpu-gemm-prototype). */
+static const xgpu_gemm_params reg_params = {48, 64, 256, 6, 64, 1, XGPU_GEMM_REGISTERS};
+static const xgpu_gemm_params reg_params_f64 = {48, 32, 256, 6, 32, 1, XGPU_GEMM_REGISTERS};
+static const xgpu_gemm_params reg_params_avx2 = {48, 16, 256, 6, 16, 1, XGPU_GEMM_REGISTERS};
+static const xgpu_gemm_params reg_params_avx2_f64 = {48, 8, 256, 6, 8, 1, XGPU_GEMM_REGISTERS};
 /* For devices whose groups or local memory are too small for the above. */
 static const xgpu_gemm_params small_params = {32, 32, 8, 4, 4, 1, 0};
 
@@ -52,12 +64,13 @@ uint32_t xgpu__gemm_vector_width(xgpu_dtype dtype, const xgpu_gemm_params *p) {
 }
 
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max) {
-    bool f64 = dtype == XGPU_F64;
-    const xgpu_gemm_params *sets[3] = {
+    bool f64 = dtype == XGPU_F64, reg = cpu && (dtype == XGPU_F32 || f64);
+    const xgpu_gemm_params *sets[4] = {
         cpu ? (f64 ? &cpu_params_f64 : &cpu_params) : (f64 ? &gpu_params_f64 : &gpu_params),
-        &small_params, cpu ? (f64 ? &simt_cpu_params_f64 : &simt_cpu_params) : NULL};
+        &small_params, cpu ? (f64 ? &simt_cpu_params_f64 : &simt_cpu_params) : NULL,
+        reg ? (f64 ? &reg_params_f64 : &reg_params) : NULL};
     size_t n = 0;
-    for (size_t i = 0; i < 3 && n < max; i++) {
+    for (size_t i = 0; i < 4 && n < max; i++) {
         if (sets[i]) {
             out[n++] = *sets[i];
         }
@@ -98,6 +111,51 @@ static xgpu_status check_gpu_family(const xgpu_gemm_params *p, size_t elem, uint
     return XGPU_SUCCESS;
 }
 
+/* A group of `threads` work-items with `local` bytes of fixed-size local
+ * arrays (the static limit applies) on this device. */
+static xgpu_status check_group_fits(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                    uint64_t threads, uint64_t local, const char *who) {
+    uint64_t local_max =
+        info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
+    if ((info->max_group_size && threads > info->max_group_size) ||
+        (local_max && local > local_max)) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: params %u,%u,%u,%u,%u need %llu work-items and %llu bytes of "
+                          "local memory; the device allows %llu and %llu",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+                          (unsigned long long)threads, (unsigned long long)local,
+                          (unsigned long long)info->max_group_size, (unsigned long long)local_max);
+    }
+    return XGPU_SUCCESS;
+}
+
+/* The register family's rules (kernels/gemm_regs.xgpu): OpenCL C, whole
+ * vectors of work_n (16 floats, 8 doubles), scalar loads (vector_width 1),
+ * a register block of at most XGPU__GEMM_REG_MAX_ACC accumulators, and a
+ * group of tile_n / work_n work-items sharing op(B)'s tile_k x tile_n
+ * block in local memory. */
+static xgpu_status check_reg_family(const xgpu_gemm_params *p, const xgpu_device_info *info,
+                                    size_t elem, const char *who) {
+    if (strcmp(info->backend, "opencl") != 0) {
+        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
+                          "%s: the register family (contiguous %u) is OpenCL C; this device's "
+                          "backend is %s",
+                          who, XGPU_GEMM_REGISTERS, info->backend[0] ? info->backend : "unknown");
+    }
+    uint32_t lanes = elem == 8 ? 8 : 16;
+    uint32_t vw = p->vector_width ? p->vector_width : 1;
+    if (p->work_n % lanes || vw != 1 || (uint64_t)p->work_m * p->work_n > XGPU__GEMM_REG_MAX_ACC) {
+        return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: params %u,%u,%u,%u,%u,%u: the register family needs work_n a "
+                          "multiple of %u (its vectors), vector_width 1 and work_m x work_n at "
+                          "most %d",
+                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw, lanes,
+                          XGPU__GEMM_REG_MAX_ACC);
+    }
+    uint64_t threads = p->tile_n / p->work_n, local = (uint64_t)p->tile_k * p->tile_n * elem;
+    return check_group_fits(p, info, threads, local, who);
+}
+
 /* `who` starts each message: the API function, and the variable when the
  * parameters came from it. */
 xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
@@ -117,9 +175,13 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
                           "item, none zero",
                           who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n);
     }
+    if (p->contiguous == XGPU_GEMM_REGISTERS) {
+        return check_reg_family(p, info, elem, who);
+    }
     if (p->contiguous > XGPU_GEMM_GPU) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: contiguous %u is not 0 or 1 (the CPU family) or 2 (the GPU family)",
+                          "%s: contiguous %u is not 0 or 1 (the CPU family), 2 (the GPU family) "
+                          "or 4 (the register family)",
                           who, p->contiguous);
     }
     uint32_t vw = p->vector_width ? p->vector_width : 1;
@@ -150,18 +212,7 @@ xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device
      * CPU family pads each row by one; the GPU family holds two K steps. */
     uint64_t local = gpu ? 2 * (uint64_t)p->tile_k * ((uint64_t)p->tile_m + p->tile_n) * elem
                          : (uint64_t)p->tile_k * ((uint64_t)p->tile_m + 1 + p->tile_n + 1) * elem;
-    uint64_t local_max =
-        info->local_mem_static_bytes ? info->local_mem_static_bytes : info->local_mem_bytes;
-    if ((info->max_group_size && threads > info->max_group_size) ||
-        (local_max && local > local_max)) {
-        return xgpu__fail(XGPU_ERROR_UNSUPPORTED,
-                          "%s: params %u,%u,%u,%u,%u need %llu work-items and %llu bytes of "
-                          "local memory; the device allows %llu and %llu",
-                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
-                          (unsigned long long)threads, (unsigned long long)local,
-                          (unsigned long long)info->max_group_size, (unsigned long long)local_max);
-    }
-    return XGPU_SUCCESS;
+    return check_group_fits(p, info, threads, local, who);
 }
 
 /* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
@@ -198,8 +249,8 @@ size_t xgpu__gemm_local_elem(xgpu_dtype dtype) {
     return dtype == XGPU_F64 ? 8 : 4; /* local memory holds fp32 for f16 */
 }
 
-xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype,
-                                   const char *func, xgpu_gemm_params *p, bool *found) {
+xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype, const char *func,
+                                   xgpu_gemm_params *p, bool *found) {
     xgpu_status st = xgpu__gemm_env_params(p, found, func);
     if (st != XGPU_SUCCESS || !*found) {
         return st;
@@ -240,16 +291,37 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
     return XGPU_SUCCESS;
 }
 
+/* The register family's built-in values for `info`, or NULL where it
+ * does not apply (see xgpu__gemm_builtin). */
+static const xgpu_gemm_params *reg_builtin(const xgpu_device_info *info, xgpu_dtype dtype) {
+    bool f64 = dtype == XGPU_F64;
+    if (info->type != XGPU_DEVICE_TYPE_CPU || xgpu__tune_cpu_simt(info) ||
+        strcmp(info->backend, "opencl") != 0 || (dtype != XGPU_F32 && !f64) ||
+        info->native_vector_width_f32 < 8) {
+        return NULL;
+    }
+    bool wide = info->native_vector_width_f32 >= 16;
+    return wide ? (f64 ? &reg_params_f64 : &reg_params)
+                : (f64 ? &reg_params_avx2_f64 : &reg_params_avx2);
+}
+
 void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params) {
     bool cpu = info->type == XGPU_DEVICE_TYPE_CPU, gpu = info->type == XGPU_DEVICE_TYPE_GPU;
     bool f64 = dtype == XGPU_F64;
     /* Neither (an accelerator, an emulator): the small set every device
      * runs. */
     bool simt = xgpu__tune_cpu_simt(info);
-    *params = simt  ? (f64 ? simt_cpu_params_f64 : simt_cpu_params)
-              : cpu ? (f64 ? cpu_params_f64 : cpu_params)
-              : gpu ? (f64 ? gpu_params_f64 : gpu_params)
-                    : small_params;
+    const xgpu_gemm_params *reg = reg_builtin(info, dtype);
+    *params = reg    ? *reg
+              : simt ? (f64 ? simt_cpu_params_f64 : simt_cpu_params)
+              : cpu  ? (f64 ? cpu_params_f64 : cpu_params)
+              : gpu  ? (f64 ? gpu_params_f64 : gpu_params)
+                     : small_params;
+    if (reg && xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), "xgpu_gemm") !=
+                   XGPU_SUCCESS) {
+        xgpu__clear_error();
+        *params = f64 ? cpu_params_f64 : cpu_params;
+    }
     if (cpu && xgpu__gemm_check_params(params, info, xgpu__gemm_local_elem(dtype), "xgpu_gemm") !=
                    XGPU_SUCCESS) {
         xgpu__clear_error();

@@ -9,7 +9,10 @@ void xgpu__gemm_options(xgpu_dtype dtype, const xgpu_gemm_params *p, char *out, 
     snprintf(out, size, "-DGEMM_%s -DTSM=%u -DTSN=%u -DTSK=%u -DWPTM=%u -DWPTN=%u -DVW=%u%s",
              dtype == XGPU_F64 ? "F64" : (dtype == XGPU_F16 ? "F16" : "F32"), p->tile_m, p->tile_n,
              p->tile_k, p->work_m, p->work_n, xgpu__gemm_vector_width(dtype, p),
-             p->contiguous == XGPU_GEMM_GPU ? " -DGEMM_GPU" : (p->contiguous ? " -DCONTIG" : ""));
+             p->contiguous == XGPU_GEMM_GPU         ? " -DGEMM_GPU"
+             : p->contiguous == XGPU_GEMM_REGISTERS ? " -DGEMM_REG"
+             : p->contiguous                        ? " -DCONTIG"
+                                                    : "");
 }
 
 static const char *dtype_define(xgpu_dtype dtype) {

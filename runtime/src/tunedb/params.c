@@ -289,11 +289,24 @@ static size_t add_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
         { __VA_ARGS__ }                                                                            \
     }
 
-/* GEMM: contiguous work per item with 8 to 32 columns (a CPU's vector
- * registers) first on CPUs; on GPUs the GPU family (contig=2: 128x128 and
+/* GEMM: on CPUs the register family first (contig=4: blocks of 4 to 12
+ * rows by one to four vectors, 1 to 8 blocks per work-item, K blocks of
+ * 64 to 512; OpenCL only), then contiguous work per item with 8 to 32
+ * columns (a CPU's vector registers); on GPUs the GPU family (contig=2: 128x128 and
  * 128x256 tiles, K steps of 8 and 16, 128 or 256 work-items; 64x64 and
  * 32x32 for small problems), then the CPU family's strided work with 4x4
  * to 8x8 per item and 64 to 256 work-items. f64 halves the tiles' bytes. */
+static const xgpu__tune_values gemm_cpu_reg[] = {
+    V(48, 64, 256, 6, 64, 1, 4),  V(24, 64, 128, 6, 64, 1, 4), V(48, 64, 128, 6, 64, 1, 4),
+    V(96, 64, 256, 6, 64, 1, 4),  V(48, 64, 512, 6, 64, 1, 4), V(6, 64, 256, 6, 64, 1, 4),
+    V(48, 128, 256, 6, 64, 1, 4), V(64, 32, 256, 8, 32, 1, 4), V(48, 32, 256, 12, 32, 1, 4),
+    V(32, 64, 256, 4, 64, 1, 4),  V(48, 16, 256, 6, 16, 1, 4), V(48, 64, 64, 6, 64, 1, 4),
+};
+static const xgpu__tune_values gemm_cpu_reg_f64[] = {
+    V(48, 32, 256, 6, 32, 1, 4), V(24, 32, 128, 6, 32, 1, 4), V(96, 32, 256, 6, 32, 1, 4),
+    V(48, 32, 128, 6, 32, 1, 4), V(64, 16, 256, 8, 16, 1, 4), V(48, 16, 256, 12, 16, 1, 4),
+    V(48, 8, 256, 6, 8, 1, 4),
+};
 static const xgpu__tune_values gemm_cpu[] = {
     V(128, 256, 16, 16, 64, 1, 1), V(512, 512, 16, 16, 64, 1, 1), V(256, 256, 16, 16, 64, 1, 1),
     V(128, 128, 16, 32, 8, 1, 1),  V(64, 128, 16, 8, 16, 1, 1),   V(64, 64, 16, 8, 16, 1, 1),
@@ -370,6 +383,10 @@ size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
     size_t count;
     switch (id) {
     case XGPU__TK_GEMM:
+        if (cpu) { /* the register family first; refused off OpenCL */
+            n = add_valid(id, dtype, info, f64 ? gemm_cpu_reg_f64 : gemm_cpu_reg,
+                          f64 ? COUNT(gemm_cpu_reg_f64) : COUNT(gemm_cpu_reg), out, n, max);
+        }
         list = cpu ? (f64 ? gemm_cpu_f64 : gemm_cpu) : (f64 ? gemm_gpu_f64 : gemm_gpu);
         count = cpu ? (f64 ? COUNT(gemm_cpu_f64) : COUNT(gemm_cpu))
                     : (f64 ? COUNT(gemm_gpu_f64) : COUNT(gemm_gpu));

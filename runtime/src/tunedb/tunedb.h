@@ -93,6 +93,9 @@ xgpu__tune_values xgpu__tune_from_gemm(const xgpu_gemm_params *p);
 #define XGPU__GEMM_GPU_REGS_PER_ITEM 255
 #define XGPU__GEMM_GPU_REGS_PER_GROUP 65536
 #define XGPU__GEMM_GPU_REG_OVERHEAD 40
+/* The register family's largest register block, in accumulators
+ * (work_m x work_n): 16 AVX-512 registers' worth four times over. */
+#define XGPU__GEMM_REG_MAX_ACC 1024
 
 /* The GEMM parameter sets xgpu_gemm can choose for a device class. */
 size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, size_t max);
@@ -101,7 +104,9 @@ size_t xgpu__gemm_param_sets(bool cpu, xgpu_dtype dtype, xgpu_gemm_params *out, 
 xgpu_status xgpu__gemm_check_params(const xgpu_gemm_params *p, const xgpu_device_info *info,
                                     size_t elem, const char *who);
 /* The built-in parameters for a device class, or small ones when those do
- * not fit the device. */
+ * not fit the device. The register family's need an OpenCL CPU device
+ * without vectorisation across work-items, f32 or f64, and vectors of 8
+ * or more floats. */
 void xgpu__gemm_builtin(const xgpu_device_info *info, xgpu_dtype dtype, xgpu_gemm_params *params);
 /* XGPU_GEMM_PARAMS="tile_m,tile_n,tile_k,work_m,work_n[,vector_width[,contiguous]]",
  * or as the tuning database spells them: *found is false when it is unset

@@ -22,6 +22,23 @@ typedef struct gemm_spec {
     vb_type vendor;
 } gemm_spec;
 
+/* xgpu_gemm_params.contiguous in words (docs/tuning.md). */
+static const char *family_name(uint32_t contiguous) {
+    switch (contiguous) {
+    case 0:
+    case 1:
+        return "CPU";
+    case XGPU_GEMM_GPU:
+        return "GPU";
+    case XGPU_GEMM_FRAGMENTS:
+        return "fragment";
+    case XGPU_GEMM_REGISTERS:
+        return "register";
+    default:
+        return "unknown";
+    }
+}
+
 static const gemm_spec specs[] = {
     {"f32", XGPU_F32, XGPU_F32, 0, GM_F32, GM_F32, VB_F32},
     {"f64", XGPU_F64, XGPU_F64, 0, GM_F64, GM_F64, VB_F64},
@@ -182,7 +199,10 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
             append_note(r, "A, B %s, C %s", s->name, r->c_dtype);
         }
         if (ch.path) {
-            append_note(r, "path %s, compute %s", ch.path, compute);
+            char family[64];
+            snprintf(family, sizeof family, "%s, %s family", compute,
+                     family_name(ch.params.contiguous));
+            append_note(r, "path %s, compute %s", ch.path, family);
         }
         gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
     } else if (xgpu_last_error()->status == XGPU_ERROR_UNSUPPORTED) {
