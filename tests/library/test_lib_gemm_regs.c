@@ -22,7 +22,7 @@ static const xgpu_gemm_params wide = {12, 64, 16, 6, 64, 1, REG};
 /* 4 x 16 blocks, 3 per work-item, 2 work-items per group, K blocks of 8. */
 static const xgpu_gemm_params narrow = {12, 32, 8, 4, 16, 1, REG};
 /* The built-in AVX-512 shape. */
-static const xgpu_gemm_params builtin = {48, 64, 256, 6, 64, 1, REG};
+static const xgpu_gemm_params builtin = {96, 64, 512, 6, 64, 1, REG};
 static const xgpu_gemm_params f64_params = {12, 32, 16, 6, 32, 1, REG};
 static const xgpu_gemm_params f64_narrow = {10, 16, 8, 5, 8, 1, REG};
 
@@ -47,8 +47,8 @@ static void every_edge_size(void **state) {
 }
 
 /* Every layout and transpose past a block each way, k over several K
- * blocks with a remainder; the built-in shape across its 48-row and
- * 256-deep blocks. */
+ * blocks with a remainder; the built-in shape across its 96-row and
+ * 512-deep blocks. */
 static void blocks_every_layout(void **state) {
     (void)state;
     if (!opencl()) {
@@ -61,8 +61,8 @@ static void blocks_every_layout(void **state) {
     test_params = &narrow;
     all_layouts_and_transposes(XGPU_F32, 37, 33, 17, 2, 0);
     test_params = &builtin;
-    all_layouts_and_transposes(XGPU_F32, 97, 130, 257, 0, 0);
-    all_layouts_and_transposes(XGPU_F32, 49, 64, 512, 1, 1);
+    all_layouts_and_transposes(XGPU_F32, 97, 130, 600, 0, 0);
+    all_layouts_and_transposes(XGPU_F32, 193, 64, 1030, 1, 1);
     test_params = NULL;
 }
 
