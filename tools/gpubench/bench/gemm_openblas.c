@@ -3,7 +3,9 @@
 #include "gemm_host.h"
 #include "measure.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(GB_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -22,6 +24,37 @@ static int run_openblas(void *arg) {
                 h->c, n);
     return 0;
 }
+#endif
+
+#if defined(GB_HAVE_OPENBLAS)
+/* OpenBLAS built with DYNAMIC_ARCH picks its kernel from the CPU's model;
+ * a model it does not know (a cloud VM's "Intel(R) Xeon(R) Processor")
+ * falls back to an SSE3 kernel at a fraction of the host's rate. Says so
+ * in the row's note when the host has AVX2 or AVX-512 and the kernel is
+ * one of the older ones, naming the variable that picks another. */
+static void note_old_kernel(gb_result *r, const char *core) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    static const char *const older[] = {"Prescott",  "Core2",      "Penryn",     "Dunnington",
+                                        "Nehalem",   "Atom",       "Banias",     "Barcelona",
+                                        "Bulldozer", "Piledriver", "Sandybridge"};
+    bool avx512 = __builtin_cpu_supports("avx512f"), avx2 = __builtin_cpu_supports("avx2");
+    bool old = false;
+    for (size_t i = 0; i < sizeof older / sizeof older[0] && core; i++) {
+        old = old || !strcmp(core, older[i]);
+    }
+    if (old && (avx2 || avx512)) {
+        size_t used = strlen(r->note);
+        snprintf(r->note + used, sizeof r->note - used,
+                 "; OpenBLAS chose its %s kernel on a host with %s (OPENBLAS_CORETYPE=%s "
+                 "picks a faster one)",
+                 core, avx512 ? "AVX-512" : "AVX2", avx512 ? "SkylakeX" : "Haswell");
+    }
+#else
+    (void)r;
+    (void)core;
+#endif
+}
+
 #endif
 
 void gb_bench_openblas(gb_env *env) {
@@ -58,6 +91,7 @@ void gb_bench_openblas(gb_env *env) {
             r->rate = 2.0 * (double)n * n * n / r->t.median * 1e-9;
             snprintf(r->note, sizeof r->note, "OpenBLAS core %s, %d threads (%s)",
                      openblas_get_corename(), openblas_get_num_threads(), openblas_get_config());
+            note_old_kernel(r, openblas_get_corename());
         }
         free(h.a);
         free(h.b);
