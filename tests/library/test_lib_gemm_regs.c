@@ -122,11 +122,13 @@ static void refusals(void **state) {
         return;
     }
     d.params = &odd_n;
-    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "multiple of 16");
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "work_n 24 is not a multiple of 16");
     d.params = &vw4;
-    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "vector_width 1");
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "vector_width 4 is not 1");
     d.params = &huge;
-    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT, "at most 1024");
+    XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_INVALID_ARGUMENT,
+             "work_m x work_n = 32768 is over 1024");
     d.dtype = XGPU_F16;
     d.params = &narrow;
     XT_FAILS(xgpu_gemm(xt.queue, &d, NULL), XGPU_ERROR_UNSUPPORTED, "not f16 -> f16");

@@ -180,13 +180,14 @@ static void reg_family_defaults_and_rules(void **state) {
     refused(&reg, XGPU_F32, XGPU_ERROR_UNSUPPORTED, "OpenCL C");
     static const xgpu_gemm_params odd_n = {48, 48, 256, 6, 24, 1, XGPU_GEMM_REGISTERS};
     assert_int_equal(check_on(&odd_n, &wide, XGPU_F32), XGPU_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(xgpu_last_error()->message, "multiple of 16"));
+    assert_non_null(strstr(xgpu_last_error()->message, "work_n 24 is not a multiple of 16"));
     assert_int_equal(check_on(&odd_n, &wide, XGPU_F64), XGPU_SUCCESS); /* 3 double8 */
     static const xgpu_gemm_params odd_n64 = {48, 48, 256, 6, 12, 1, XGPU_GEMM_REGISTERS};
     assert_int_equal(check_on(&odd_n64, &wide, XGPU_F64), XGPU_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(xgpu_last_error()->message, "multiple of 8"));
+    assert_non_null(strstr(xgpu_last_error()->message, "work_n 12 is not a multiple of 8"));
     static const xgpu_gemm_params vw2 = {48, 64, 256, 6, 64, 2, XGPU_GEMM_REGISTERS};
     assert_int_equal(check_on(&vw2, &wide, XGPU_F32), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(xgpu_last_error()->message, "vector_width 2 is not 1"));
     /* 1024 columns of 64: a group of 16 work-items, over a limit of 8. */
     static const xgpu_gemm_params group = {48, 1024, 8, 6, 64, 1, XGPU_GEMM_REGISTERS};
     xgpu_device_info few = pocl(16);

@@ -146,13 +146,20 @@ static xgpu_status check_reg_family(const xgpu_gemm_params *p, const xgpu_device
     }
     uint32_t lanes = elem == 8 ? 8 : 16;
     uint32_t vw = p->vector_width ? p->vector_width : 1;
-    if (p->work_n % lanes || vw != 1 || (uint64_t)p->work_m * p->work_n > XGPU__GEMM_REG_MAX_ACC) {
+    char why[96] = "";
+    if (p->work_n % lanes) {
+        snprintf(why, sizeof why, "work_n %u is not a multiple of %u (its vectors)", p->work_n,
+                 lanes);
+    } else if (vw != 1) {
+        snprintf(why, sizeof why, "vector_width %u is not 1 (its loads are whole vectors)", vw);
+    } else if ((uint64_t)p->work_m * p->work_n > XGPU__GEMM_REG_MAX_ACC) {
+        snprintf(why, sizeof why, "work_m x work_n = %llu is over %d",
+                 (unsigned long long)p->work_m * p->work_n, XGPU__GEMM_REG_MAX_ACC);
+    }
+    if (why[0]) {
         return xgpu__fail(XGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: params %u,%u,%u,%u,%u,%u: the register family needs work_n a "
-                          "multiple of %u (its vectors), vector_width 1 and work_m x work_n at "
-                          "most %d",
-                          who, p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, vw, lanes,
-                          XGPU__GEMM_REG_MAX_ACC);
+                          "%s: params %u,%u,%u,%u,%u,%u: the register family's %s", who, p->tile_m,
+                          p->tile_n, p->tile_k, p->work_m, p->work_n, vw, why);
     }
     uint64_t threads = p->tile_n / p->work_n, local = (uint64_t)p->tile_k * p->tile_n * elem;
     return check_group_fits(p, info, threads, local, who);
