@@ -116,8 +116,8 @@ xgpu_status xgpu__gemm_env_params(xgpu_gemm_params *p, bool *found, const char *
  * (the fragment family's own checks where it applies): what
  * xgpu_gemm_default_params and xgpu_tune_lookup report. Errors begin with
  * `func`. */
-xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype,
-                                   const char *func, xgpu_gemm_params *p, bool *found);
+xgpu_status xgpu__gemm_env_checked(const xgpu_device_info *info, xgpu_dtype dtype, const char *func,
+                                   xgpu_gemm_params *p, bool *found);
 /* Bytes per element of the GEMM's tiles in local memory (fp32 for f16). */
 size_t xgpu__gemm_local_elem(xgpu_dtype dtype);
 /* The vector width the kernel is built with: f16 loads stay scalar, f64
