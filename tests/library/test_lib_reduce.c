@@ -242,50 +242,108 @@ static void nan_never_wins(void **state) {
     XT_OK(xgpu_buffer_release(out));
 }
 
+/* xgpu_reduce's argmax of x[0..n) (host memory, type dt), through buffers
+ * made and released here, so that a failed check leaves nothing live. */
+static uint64_t argmax_of(xgpu_dtype dt, const void *x, size_t n) {
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, n * xgpu_dtype_size(dt), &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, n * xgpu_dtype_size(dt), true, NULL));
+    uint64_t idx = 12345;
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_ARGMAX, dt, in, 0, n, out, 0, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, &idx, 8, true, NULL));
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+    return idx;
+}
+
+/* v as element i of x, of type dt (f32 or f64). */
+static void store_float(void *x, xgpu_dtype dt, size_t i, double v) {
+    if (dt == XGPU_F32) {
+        ((float *)x)[i] = (float)v;
+    } else {
+        ((double *)x)[i] = v;
+    }
+}
+
 /* Argmax at sizes that reach the vectorised lanes (CPU: 64 per
- * work-item) and the tail: all -inf gives the first index, NaN never wins
- * (all NaN: no index, UINT64_MAX), and the first of equal maxima wins
- * whichever lane or work-item holds it. */
+ * work-item) and the tail, in f32 and f64: all -inf gives the first index,
+ * NaN never wins (all NaN: no index, UINT64_MAX), and the first of equal
+ * maxima wins whichever lane or work-item holds it. Case 4 gives every
+ * lane NaN first and -inf after (blocks of 64 alternately NaN and -inf):
+ * the -inf at 64 must win, though no element is greater than the
+ * starting value. */
 static void argmax_edges(void **state) {
     (void)state;
     static const size_t lengths[] = {5, 4099, 200003};
-    for (size_t s = 0; s < 3; s++) {
-        size_t n = lengths[s];
-        float *x = malloc(n * sizeof *x);
-        assert_non_null(x);
-        xgpu_buffer *in, *out;
-        XT_OK(xgpu_buffer_create(xt.ctx, n * sizeof *x, &in));
-        XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
-        for (int c = 0; c < 4; c++) {
-            uint64_t want = 0;
-            for (size_t i = 0; i < n; i++) {
-                x[i] = c == 0 ? -INFINITY : (c == 1 ? NAN : (float)(i % 7) - 3.0f);
-            }
-            if (c == 1) {
-                want = UINT64_MAX;
-            } else if (c == 2) { /* NaN first, then maxima 3.0 at 3, 10, ...; one 4.0 twice */
-                x[0] = NAN;
-                x[n - 1] = 4.0f;
-                x[n / 2] = 4.0f;
-                want = n / 2;
-            } else if (c == 3) { /* -inf and NaN only, one finite value at the end */
+    static const xgpu_dtype dts[] = {XGPU_F32, XGPU_F64};
+    for (size_t d = 0; d < 2; d++) {
+        for (size_t s = 0; s < 3; s++) {
+            const xgpu_dtype dt = dts[d];
+            size_t n = lengths[s];
+            void *x = malloc(n * sizeof(double));
+            assert_non_null(x);
+            for (int c = 0; c < 5; c++) {
+                uint64_t want = 0;
                 for (size_t i = 0; i < n; i++) {
-                    x[i] = i % 2 ? NAN : -INFINITY;
+                    double v = c == 0 ? -INFINITY : (c == 1 ? NAN : (double)(i % 7) - 3.0);
+                    if (c == 3) { /* -inf and NaN only, one finite value at the end */
+                        v = i % 2 ? NAN : -INFINITY;
+                    } else if (c == 4) {
+                        v = (i / 64) % 2 ? -INFINITY : NAN;
+                    }
+                    store_float(x, dt, i, v);
                 }
-                x[n - 1] = -1e30f;
-                want = n - 1;
+                if (c == 1) {
+                    want = UINT64_MAX;
+                } else if (c == 2) { /* NaN first, maxima 3.0 at 3, 10, ...; one 4.0 twice */
+                    store_float(x, dt, 0, NAN);
+                    store_float(x, dt, n - 1, 4.0);
+                    store_float(x, dt, n / 2, 4.0);
+                    want = n / 2;
+                } else if (c == 3) {
+                    store_float(x, dt, n - 1, -1e30);
+                    want = n - 1;
+                } else if (c == 4) {
+                    want = n > 64 ? 64 : UINT64_MAX;
+                }
+                const uint64_t idx = argmax_of(dt, x, n);
+                if (idx != want) {
+                    free(x);
+                    fail_msg("%s, n %zu, case %d: argmax %llu, expected %llu", xgpu_dtype_name(dt),
+                             n, c, (unsigned long long)idx, (unsigned long long)want);
+                }
             }
-            XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, n * sizeof *x, true, NULL));
-            uint64_t idx = 12345;
-            XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_ARGMAX, XGPU_F32, in, 0, n, out, 0, NULL));
-            XT_OK(xgpu_buffer_read(xt.queue, out, 0, &idx, 8, true, NULL));
-            if (idx != want) {
-                fail_msg("n %zu, case %d: argmax %llu, expected %llu", n, c,
-                         (unsigned long long)idx, (unsigned long long)want);
+            free(x);
+        }
+    }
+}
+
+/* Integer argmax where the maximum is the type's minimum: every element
+ * (the first wins), and all but one larger element near the end. */
+static void argmax_of_integer_minimum(void **state) {
+    (void)state;
+    const size_t n = 100003;
+    static const xgpu_dtype dts[] = {XGPU_I32, XGPU_I64};
+    for (size_t d = 0; d < 2; d++) {
+        const xgpu_dtype dt = dts[d];
+        void *x = malloc(n * sizeof(int64_t));
+        assert_non_null(x);
+        for (int c = 0; c < 2; c++) {
+            for (size_t i = 0; i < n; i++) {
+                if (dt == XGPU_I32) {
+                    ((int32_t *)x)[i] = i == n - 3 && c ? INT32_MIN + 1 : INT32_MIN;
+                } else {
+                    ((int64_t *)x)[i] = i == n - 3 && c ? INT64_MIN + 1 : INT64_MIN;
+                }
+            }
+            const uint64_t idx = argmax_of(dt, x, n);
+            if (idx != (c ? n - 3 : 0)) {
+                free(x);
+                fail_msg("%s, case %d: argmax %llu, expected %zu", xgpu_dtype_name(dt), c,
+                         (unsigned long long)idx, c ? n - 3 : 0);
             }
         }
-        XT_OK(xgpu_buffer_release(in));
-        XT_OK(xgpu_buffer_release(out));
         free(x);
     }
 }
@@ -398,6 +456,7 @@ int main(void) {
         cmocka_unit_test(two_pass_variable_is_checked),
         cmocka_unit_test(nan_never_wins),
         cmocka_unit_test(argmax_edges),
+        cmocka_unit_test(argmax_of_integer_minimum),
         cmocka_unit_test(results_land_at_element_offsets),
         cmocka_unit_test(i32_sums_are_exact),
         cmocka_unit_test(bad_arguments_are_refused),

@@ -140,6 +140,30 @@ static void reductions(void **state) {
     }
 }
 
+/* argmax where every lane starts with NaN and goes on with -inf (blocks of
+ * 64 alternately): in the CPU layout no element beats the starting value,
+ * and the second sweep of each chunk must find the first -inf (64). */
+static void argmax_second_sweep(void **state) {
+    (void)state;
+    enum { N = 3 * 4096 + 5 };
+    float *x = malloc(N * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < N; i++) {
+        x[i] = (i / 64) % 2 ? -INFINITY : NAN;
+    }
+    xgpu_buffer *in, *out;
+    XT_OK(xgpu_buffer_create(xt.ctx, N * sizeof *x, &in));
+    XT_OK(xgpu_buffer_create(xt.ctx, 8, &out));
+    XT_OK(xgpu_buffer_write(xt.queue, in, 0, x, N * sizeof *x, true, NULL));
+    uint64_t idx = 12345;
+    XT_OK(xgpu_reduce(xt.queue, XGPU_REDUCE_ARGMAX, XGPU_F32, in, 0, N, out, 0, NULL));
+    XT_OK(xgpu_buffer_read(xt.queue, out, 0, &idx, 8, true, NULL));
+    XT_OK(xgpu_buffer_release(in));
+    XT_OK(xgpu_buffer_release(out));
+    free(x);
+    assert_int_equal(idx, 64);
+}
+
 static void stream_one(xgpu_dtype dt, size_t n) {
     size_t elem = xgpu_dtype_size(dt);
     double *h[3];
@@ -321,6 +345,7 @@ int main(int argc, char **argv) {
     unlink(argv[2]); /* oclgrind appends to its log */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reductions),
+        cmocka_unit_test(argmax_second_sweep),
         cmocka_unit_test(stream_kernels),
         cmocka_unit_test(gemms),
     };
