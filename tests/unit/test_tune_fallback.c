@@ -298,8 +298,9 @@ static void defaults_per_device_class(void **state) {
 /* pocl (and a CPU runtime that does not name its platform) streams a
  * chunk per work-item; a runtime that vectorises across work-items
  * (Intel's) streams a contiguous range per group of one vector and runs
- * the GPU family's GEMM; both reduce chunks per work-item. Every default
- * is valid on its device. */
+ * the GPU family's GEMM; both reduce chunks per work-item, pocl in groups
+ * of 4, one a core, the other in groups of one vector, two a core. Every
+ * default is valid on its device. */
 static void defaults_per_cpu_runtime(void **state) {
     (void)state;
     xgpu_device_info pocl = cpu_info(), simt = cpu_info(), avx2 = cpu_info();
@@ -337,10 +338,16 @@ static void defaults_per_cpu_runtime(void **state) {
     xgpu__tune_values v;
     xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &pocl, &v);
     assert_int_equal(v.v[4], 1); /* a chunk per work-item */
+    assert_int_equal(v.v[0], 4); /* 4 work-items, one group a core */
+    assert_int_equal(v.v[1], 1);
     xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &unnamed, &v);
     assert_int_equal(v.v[4], 1);
     xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &simt, &v);
-    assert_int_equal(v.v[4], 1); /* the chunks' lanes are OpenCL vectors on both */
+    assert_int_equal(v.v[4], 1);  /* the chunks' lanes are OpenCL vectors on both */
+    assert_int_equal(v.v[0], 16); /* one vector of work-items, 2 groups a core */
+    assert_int_equal(v.v[1], 2);
+    xgpu__tune_builtin(XGPU__TK_ARGMAX, XGPU_F64, &avx2, &v);
+    assert_int_equal(v.v[0], 8);
     xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &simt, &v);
     assert_int_equal(v.v[0], 16); /* one AVX-512 vector of work-items */
     assert_int_equal(v.v[2], 2);  /* a range per group */

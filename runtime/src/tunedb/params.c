@@ -185,17 +185,22 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     case XGPU__TK_SUM:
     case XGPU__TK_MINMAX:
     case XGPU__TK_ARGMAX:
-        /* CPUs, both kinds: one group of 4 per core, each work-item a
-         * contiguous chunk with 64 lanes, in OpenCL vector types (on 2
-         * cores of an AVX-512 Xeon, f32 sum of 256 MiB: 29.7 GB/s on pocl
-         * and 29.9 on Intel's runtime, clpeak 27.8 and 30.1; in another
-         * run Intel's read 12.9 with the group-chunked layout); GPUs of
-         * every vendor: groups of
+        /* CPUs, both kinds: each work-item a contiguous chunk with 64
+         * lanes, in OpenCL vector types (on 2 cores of an AVX-512 Xeon, f32
+         * sum of 256 MiB: 29.7 GB/s on pocl and 29.9 on Intel's runtime,
+         * clpeak 27.8 and 30.1; in another run Intel's read 12.9 with the
+         * group-chunked layout). pocl: one group of 4 per core. Runtimes
+         * that vectorise across work-items: a group of one vector of
+         * work-items, 2 per core (on a host with a 260 MiB L3, Intel's
+         * runtime read 1.25x-2.1x more for the sums and 1.75x-2.0x for
+         * argmax than with pocl's 4 per core; docs/results/
+         * 2026-12-03-cpu-reductions); GPUs of every vendor: groups of
          * 256 (a multiple of every subgroup width, 8 to 64; fit_group
          * halves it for a device that allows less), 8 per compute unit, on
          * a grid stride with XGPU__REDUCE_UNROLL_GPU 16-byte loads in
          * flight; other devices: the grid stride with scalar loads. */
         *v = unknown ? (xgpu__tune_values){{fit_group(info, 64), 4, 1, 1, 0}}
+             : simt  ? (xgpu__tune_values){{fit_group(info, lanes), 2, 1, 64, 1}}
              : cpu   ? (xgpu__tune_values){{fit_group(info, 4), 1, 1, 64, 1}}
                    : (xgpu__tune_values){{fit_group(info, 256), 8, XGPU__REDUCE_UNROLL_GPU, 4, 0}};
         return;
@@ -348,11 +353,12 @@ static const xgpu__tune_values gemm_gpu_f64[] = {
  * GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4) or one
  * element (vec 1) each. */
 static const xgpu__tune_values reduce_cpu[] = {
-    V(4, 1, 1, 64, 1), V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
-    V(8, 1, 1, 64, 1), V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
-    V(4, 4, 1, 64, 1), V(1, 4, 1, 64, 1),  V(4, 1, 1, 16, 1),  V(1, 1, 1, 256, 1),
-    V(64, 4, 4, 1, 0), V(16, 2, 1, 16, 0), V(16, 4, 4, 1, 2),  V(8, 4, 4, 1, 2),
-    V(16, 1, 8, 1, 2), V(32, 2, 4, 1, 2),  V(16, 8, 4, 1, 2),  V(16, 4, 2, 1, 2),
+    V(4, 1, 1, 64, 1),  V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
+    V(8, 1, 1, 64, 1),  V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
+    V(4, 4, 1, 64, 1),  V(1, 4, 1, 64, 1),  V(4, 1, 1, 16, 1),  V(1, 1, 1, 256, 1),
+    V(64, 4, 4, 1, 0),  V(16, 2, 1, 16, 0), V(16, 4, 4, 1, 2),  V(8, 4, 4, 1, 2),
+    V(16, 1, 8, 1, 2),  V(32, 2, 4, 1, 2),  V(16, 8, 4, 1, 2),  V(16, 4, 2, 1, 2),
+    V(16, 2, 1, 64, 1), V(8, 2, 1, 64, 1),
 };
 static const xgpu__tune_values reduce_gpu[] = {
     V(256, 8, 4, 4, 0),  V(256, 8, 2, 4, 0),  V(256, 16, 2, 4, 0), V(512, 4, 4, 4, 0),
