@@ -1,6 +1,6 @@
 #!/bin/bash
 # Small SGEMMs on the default device (pocl here): the register family's
-# built-in shape (96 rows a work-item) beside smaller ones, one after
+# built-in shape (96 rows a group) beside smaller ones, one after
 # another, the built-in again last, to tell a shape from the machine's noise.
 # Usage: docs/results/2026-12-03-cpu-gemm-small/sweep.sh  (GPUBENCH: its path)
 set -u

@@ -50,9 +50,11 @@ static void identity(xgpu_reduce_op op, xgpu_dtype dtype, unsigned char out[8]) 
  * built-in ones. GPUs: groups of 256 on a grid stride, so that neighbours
  * read neighbours, each work-item with XGPU__REDUCE_UNROLL_GPU loads in
  * flight (on an H200, one load at a time summed fp32 at 2476 GB/s against
- * 3851 for fp64: too few bytes in flight). CPUs: one group of 4 per core,
- * each work-item streaming a contiguous chunk with 64 independent lanes in
- * OpenCL vector types (tunedb/params.c gives the figures). */
+ * 3851 for fp64: too few bytes in flight). CPUs: each work-item streams a
+ * contiguous chunk with 64 independent lanes in OpenCL vector types, in
+ * groups of 4, one a core (pocl), or of one vector of work-items, two a
+ * core (runtimes that vectorise across work-items; tunedb/params.c gives
+ * the figures). */
 static size_t groups_for(const xgpu_device_info *info, const xgpu__tune_values *v, size_t n) {
     size_t units = info->compute_units ? info->compute_units : 1;
     size_t groups = units * v->v[1];

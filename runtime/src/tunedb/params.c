@@ -187,13 +187,15 @@ void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_de
     case XGPU__TK_ARGMAX:
         /* CPUs, both kinds: each work-item a contiguous chunk with 64
          * lanes, in OpenCL vector types (on 2 cores of an AVX-512 Xeon, f32
-         * sum of 256 MiB: 29.7 GB/s on pocl and 29.9 on Intel's runtime,
-         * clpeak 27.8 and 30.1; in another run Intel's read 12.9 with the
-         * group-chunked layout). pocl: one group of 4 per core. Runtimes
-         * that vectorise across work-items: a group of one vector of
-         * work-items, 2 per core (on a host with a 260 MiB L3, Intel's
-         * runtime read 1.25x-2.1x more for the sums and 1.75x-2.0x for
-         * argmax than with pocl's 4 per core; docs/results/
+         * sum of 256 MiB with groups of 4, one a core: 29.7 GB/s on pocl
+         * and 29.9 on Intel's runtime, clpeak 27.8 and 30.1; in another
+         * run Intel's read 12.9 with the group-chunked layout). pocl: one
+         * group of 4 per core. Runtimes that vectorise across work-items:
+         * a group of one vector of work-items, 2 per core (on another host,
+         * a 260 MiB L3 shared with other tenants, where Intel's runtime
+         * read 0.6x clpeak with groups of 4: f64 and i32 sums 1.4x-1.5x
+         * faster, argmax 2.5x, the f32 sum the same, medians of 3 rounds;
+         * not measured on the first host; docs/results/
          * 2026-12-03-cpu-reductions); GPUs of every vendor: groups of
          * 256 (a multiple of every subgroup width, 8 to 64; fit_group
          * halves it for a device that allows less), 8 per compute unit, on
@@ -349,9 +351,10 @@ static const xgpu__tune_values gemm_gpu_f64[] = {
 };
 /* Reductions: CPUs chunk (group, gpcu, 1, lanes, 1), then try a grid
  * stride and a range per group of one or two vectors of work-items
- * (chunked 2, the default of runtimes that vectorise across work-items);
- * GPUs stride with 1 to 8 loads in flight, 16 bytes (vec 4) or one
- * element (vec 1) each. */
+ * (chunked 2), then chunks in groups of one vector (16 or 8) of
+ * work-items, two a core (the built-in of runtimes that vectorise across
+ * work-items; the tuner adds each device's built-in first); GPUs stride with 1 to 8 loads in
+ * flight, 16 bytes (vec 4) or one element (vec 1) each. */
 static const xgpu__tune_values reduce_cpu[] = {
     V(4, 1, 1, 64, 1),  V(4, 1, 1, 32, 1),  V(4, 1, 1, 128, 1), V(1, 1, 1, 64, 1),
     V(8, 1, 1, 64, 1),  V(4, 2, 1, 64, 1),  V(2, 2, 1, 64, 1),  V(16, 1, 1, 16, 1),
