@@ -20,7 +20,9 @@ static const char *src =
     "XGPU_KERNEL void empty(void) {}\n"
     "XGPU_KERNEL void empty2( ) {}\n"
     "XGPU_KERNEL void vadd_other(int x) {}\n"
-    "XGPU_KERNEL XGPU_LAUNCH_BOUNDS(256) void bounded(XGPU_GLOBAL float *x, float a) {}\n";
+    "XGPU_KERNEL XGPU_LAUNCH_BOUNDS(256) void bounded(XGPU_GLOBAL float *x, float a) {}\n"
+    "XGPU_KERNEL XGPU_LAUNCH_BOUNDS(GROUP)\n"
+    "MY_HINT __attribute__((vec_type_hint(float4))) void hinted(int a, int b, int c) {}\n";
 
 /* Parses into *sig, freeing what it held from an earlier parse. */
 static bool parse(const char *source, const char *name, xgpu__kernel_sig *sig) {
@@ -99,6 +101,19 @@ static void names_match_whole_words_and_skip_comments(void **state) {
     xgpu__kernel_sig_free(&sig);
 }
 
+/* Attribute macros between XGPU_KERNEL and void, with or without an
+ * argument list, nested parentheses included. */
+static void attributes_before_void_are_skipped(void **state) {
+    (void)state;
+    xgpu__kernel_sig sig = {0};
+    assert_true(parse(src, "hinted", &sig));
+    assert_int_equal(sig.count, 3);
+    assert_string_equal(sig.params[2].name, "c");
+    assert_false(parse("XGPU_KERNEL XGPU_LAUNCH_BOUNDS(4 void k(int a) {}", "k", &sig));
+    assert_false(parse("XGPU_KERNEL int k(int a) {}", "k", &sig));
+    xgpu__kernel_sig_free(&sig);
+}
+
 static void unterminated_source_is_not_a_signature(void **state) {
     (void)state;
     xgpu__kernel_sig sig = {0};
@@ -115,6 +130,7 @@ int main(void) {
         cmocka_unit_test(empty_lists_have_no_params),
         cmocka_unit_test(names_match_whole_words_and_skip_comments),
         cmocka_unit_test(unterminated_source_is_not_a_signature),
+        cmocka_unit_test(attributes_before_void_are_skipped),
     };
     return cmocka_run_group_tests_name("kernel_sig", tests, NULL, NULL);
 }

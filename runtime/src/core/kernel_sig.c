@@ -81,6 +81,31 @@ static const char *match_word(const char *p, const char *word) {
     return p + n;
 }
 
+/* Past the attributes between XGPU_KERNEL and void, as the source spells
+ * them before the preprocessor: words, each with an optional balanced
+ * argument list (XGPU_LAUNCH_BOUNDS(GROUP), XGPU_ITEMS_UNVECTORISED, a
+ * kernel's own macro for either). NULL when a list does not close. */
+static const char *skip_attributes(const char *p) {
+    for (int words = 0; words < 8 && is_ident(*p) && !match_word(p, "void"); words++) {
+        while (is_ident(*p)) {
+            p++;
+        }
+        p = skip_space(p);
+        if (*p == '(') {
+            int depth = 0;
+            do {
+                depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+                p++;
+            } while (*p && depth > 0);
+            if (depth > 0) {
+                return NULL;
+            }
+            p = skip_space(p);
+        }
+    }
+    return p;
+}
+
 static bool is_qualifier(const char *tok) {
     for (size_t i = 0; i < sizeof qualifiers / sizeof qualifiers[0]; i++) {
         if (!strcmp(tok, qualifiers[i])) {
@@ -272,16 +297,8 @@ bool xgpu__kernel_sig_parse(const char *source, const char *name, xgpu__kernel_s
         if ((p > text && is_ident(p[-1])) || is_ident(p[strlen("XGPU_KERNEL")])) {
             continue;
         }
-        const char *q = skip_space(p + strlen("XGPU_KERNEL"));
-        const char *bounds = match_word(q, "XGPU_LAUNCH_BOUNDS");
-        if (bounds) {
-            const char *close = strchr(bounds, ')');
-            if (!close) {
-                continue;
-            }
-            q = skip_space(close + 1);
-        }
-        q = match_word(q, "void");
+        const char *q = skip_attributes(skip_space(p + strlen("XGPU_KERNEL")));
+        q = q ? match_word(q, "void") : NULL;
         if (!q) {
             continue;
         }
