@@ -15,6 +15,16 @@
 #define XGPU_RESTRICT restrict
 #define XGPU_LOCAL_PTR __local
 #define XGPU_LAUNCH_BOUNDS(threads)
+/* Between XGPU_KERNEL and void: each work-item of this kernel streams a
+ * contiguous chunk of its own, in vector types where it wants vectors, so
+ * a runtime that would vectorise across work-items (Intel's CPU runtime,
+ * which offers cl_intel_vec_len_hint) should run one work-item per thread
+ * as written: across work-items, every load becomes a gather. */
+#if defined(cl_intel_vec_len_hint)
+#define XGPU_ITEMS_UNVECTORISED __attribute__((intel_vec_len_hint(1)))
+#else
+#define XGPU_ITEMS_UNVECTORISED
+#endif
 #define XGPU_LOCAL_ARG(type, name) __local type *name
 #define XGPU_LOCAL_BIND(type, name)
 
@@ -34,6 +44,12 @@ typedef float xgpu_f32;
 #define xgpu_local_size(d) ((xgpu_u32)get_local_size(d))
 #define xgpu_num_groups(d) ((xgpu_u32)get_num_groups(d))
 #define xgpu_global_size(d) ((xgpu_u32)get_global_size(d))
+/* The ids as 64-bit values, never narrowed: in an index, a compiler that
+ * vectorises across work-items then sees consecutive work-items at
+ * consecutive addresses (one vector load); through the 32-bit ids above
+ * (a truncation, then a widening) Intel's CPU runtime gathered. */
+#define xgpu_local_id64(d) ((xgpu_u64)get_local_id(d))
+#define xgpu_global_id64(d) ((xgpu_u64)get_global_id(d))
 
 #define xgpu_barrier() barrier(CLK_LOCAL_MEM_FENCE)
 #define xgpu_mem_fence_global() mem_fence(CLK_GLOBAL_MEM_FENCE)
@@ -200,6 +216,7 @@ typedef half xgpu_half;
  * each one more registers (without it, AMD's compiler assumes 1024 and
  * caps a work-item at 128 VGPRs). */
 #define XGPU_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#define XGPU_ITEMS_UNVECTORISED
 #if !defined(INFINITY)
 #if defined(XGPU_DIALECT_HIP)
 #define INFINITY __builtin_huge_valf()
@@ -243,6 +260,8 @@ typedef unsigned long ulong; /* as glibc declares it: 64-bit on LP64 */
 #define xgpu_num_groups(d) XGPU__XYZ(gridDim, d)
 #define xgpu_global_id(d) (xgpu_group_id(d) * xgpu_local_size(d) + xgpu_local_id(d))
 #define xgpu_global_size(d) (xgpu_num_groups(d) * xgpu_local_size(d))
+#define xgpu_local_id64(d) ((xgpu_u64)xgpu_local_id(d))
+#define xgpu_global_id64(d) ((xgpu_u64)xgpu_group_id(d) * xgpu_local_size(d) + xgpu_local_id(d))
 
 #define xgpu_barrier() __syncthreads()
 #define xgpu_mem_fence_global() __threadfence()
