@@ -205,6 +205,7 @@ xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_dev
             CL_SUCCESS) {
         info->has_uuid = true;
     }
+    info->items_unvectorised_hint = ocl__has_extension(exts, "cl_intel_vec_len_hint");
     fill_arch(dev, exts, info);
     free(exts);
     info->device_scope_atomics = device_scope_atomics(dev, info);

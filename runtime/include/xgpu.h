@@ -232,6 +232,11 @@ typedef struct xgpu_device_info {
      * CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: 16 on an AVX-512 CPU, 8 with
      * AVX2, 1 on most GPUs); 0 when unknown (CUDA, HIP). */
     uint32_t native_vector_width_f32;
+    /* The kernel compiler runs a kernel one work-item per thread, as
+     * written, when the kernel asks (XGPU_ITEMS_UNVECTORISED; OpenCL's
+     * cl_intel_vec_len_hint, on Intel's CPU runtime), where it would
+     * otherwise vectorise across work-items. */
+    bool items_unvectorised_hint;
 } xgpu_device_info;
 
 /* Number of devices over all available backends. Thread-safe. */

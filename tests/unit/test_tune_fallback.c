@@ -298,7 +298,8 @@ static void defaults_per_device_class(void **state) {
 /* pocl (and a CPU runtime that does not name its platform) streams a
  * chunk per work-item; a runtime that vectorises across work-items
  * (Intel's) streams a contiguous range per group of one vector and runs
- * the GPU family's GEMM; both reduce chunks per work-item, pocl in groups
+ * the GPU family's GEMM, or the register family where it can be told to
+ * run one work-item per thread; both reduce chunks per work-item, pocl in groups
  * of 4, one a core, the other in groups of one vector, two a core. Every
  * default is valid on its device. */
 static void defaults_per_cpu_runtime(void **state) {
@@ -360,6 +361,29 @@ static void defaults_per_cpu_runtime(void **state) {
     xgpu__gemm_builtin(&simt, XGPU_F32, &p);
     assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
     xgpu__gemm_builtin(&simt, XGPU_F64, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
+    /* One that runs a kernel one work-item per thread when asked (Intel's
+     * OpenCL) takes the register family, as pocl does; not on another
+     * backend, and not for f16. */
+    xgpu_device_info hinted = simt;
+    hinted.items_unvectorised_hint = true;
+    snprintf(hinted.backend, sizeof hinted.backend, "opencl");
+    xgpu__gemm_builtin(&hinted, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    assert_int_equal(p.work_n, 64);
+    xgpu__gemm_builtin(&hinted, XGPU_F64, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    xgpu__gemm_builtin(&hinted, XGPU_F16, &p);
+    assert_int_not_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    hinted.native_vector_width_f32 = 8;
+    xgpu__gemm_builtin(&hinted, XGPU_F32, &p);
+    assert_int_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    assert_int_equal(p.work_n, 16);
+    snprintf(hinted.backend, sizeof hinted.backend, "hip");
+    xgpu__gemm_builtin(&hinted, XGPU_F32, &p);
+    assert_int_not_equal(p.contiguous, XGPU_GEMM_REGISTERS);
+    snprintf(simt.backend, sizeof simt.backend, "opencl");
+    xgpu__gemm_builtin(&simt, XGPU_F32, &p);
     assert_int_equal(p.contiguous, XGPU_GEMM_GPU);
     xgpu__gemm_builtin(&pocl, XGPU_F32, &p);
     assert_int_equal(p.contiguous, 1);

@@ -28,15 +28,21 @@ static const xgpu_gemm_params cpu_fallback = {128, 128, 16, 32, 8, CPU_VW, 0};
 static const xgpu_gemm_params cpu_fallback_f64 = {64, 64, 16, 16, 8, 1, 0};
 static const xgpu_gemm_params gpu_params = {128, 128, 16, 8, 8, 4, XGPU_GEMM_GPU};
 static const xgpu_gemm_params gpu_params_f64 = {64, 64, 16, 4, 4, 2, XGPU_GEMM_GPU};
-/* CPU runtimes that vectorise across work-items (xgpu__tune_cpu_simt:
- * Intel's) run the GPU family as they run a GPU's lanes: on Intel's CPU
- * runtime, 2 cores of an AVX-512 Xeon, SGEMM 1024 at 43.8 GFLOP/s
- * against CLBlast's 36.8 and the CPU family's 10.5; DGEMM with 128x128x8
- * at 26.5 against CLBlast's 26.2 (docs/results/2026-12-02-cpu-opencl-vectors). */
+/* CPU runtimes that vectorise across work-items (xgpu__tune_cpu_simt)
+ * and cannot be told to run one work-item per thread run the GPU family
+ * as they run a GPU's lanes (on Intel's CPU runtime, 2 cores of an
+ * AVX-512 Xeon, SGEMM 1024 at 43.8 GFLOP/s against CLBlast's 36.8 and the
+ * CPU family's 10.5; DGEMM with 128x128x8 at 26.5 against CLBlast's 26.2,
+ * docs/results/2026-12-02-cpu-opencl-vectors; on an AMD EPYC host 20-29
+ * against 42-47). Those that can (items_unvectorised_hint: Intel's) take
+ * the register family below: on the AMD EPYC host SGEMM 1024 at 182-194
+ * GFLOP/s, 2048 at 179, DGEMM 1024 at 89-94
+ * (docs/results/2026-12-04-intel-cpu-runtime). */
 static const xgpu_gemm_params simt_cpu_params = {128, 256, 16, 8, 16, 4, XGPU_GEMM_GPU};
 static const xgpu_gemm_params simt_cpu_params_f64 = {128, 128, 8, 8, 8, 2, XGPU_GEMM_GPU};
-/* pocl's CPU devices (one work-item at a time on a core's vectors) get
- * the register family: blocks of 6 rows by 4 vectors of 16 floats (24 of
+/* pocl's CPU devices (one work-item at a time on a core's vectors), and
+ * CPU runtimes that run a kernel so when it asks (Intel's), get the
+ * register family: blocks of 6 rows by 4 vectors of 16 floats (24 of
  * AVX-512's 32 registers) or 4 of 8 doubles, 16 blocks per work-item
  * sharing a block of B 512 (f32) or 256 (f64) deep. With 8-float vectors
  * (AVX2) a block is 6 rows by one 16-float vector (12 of 16 registers;
@@ -304,7 +310,8 @@ xgpu_status xgpu_gemm_default_params(const xgpu_device *device, xgpu_dtype dtype
  * does not apply (see xgpu__gemm_builtin). */
 static const xgpu_gemm_params *reg_builtin(const xgpu_device_info *info, xgpu_dtype dtype) {
     bool f64 = dtype == XGPU_F64;
-    if (info->type != XGPU_DEVICE_TYPE_CPU || xgpu__tune_cpu_simt(info) ||
+    if (info->type != XGPU_DEVICE_TYPE_CPU ||
+        (xgpu__tune_cpu_simt(info) && !info->items_unvectorised_hint) ||
         strcmp(info->backend, "opencl") != 0 || (dtype != XGPU_F32 && !f64) ||
         info->native_vector_width_f32 < 8) {
         return NULL;
