@@ -58,6 +58,8 @@ void hm_use_rsmi(const char *variant) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/librocm_smi64.so", FAKE_RSMI_DIR, variant);
     setenv("XGPU_ROCM_SMI_LIBRARY", path, 1);
+    /* ROCm SMI is started only where sysfs shows an AMD or Hygon card. */
+    hm_put("sys/class/drm/card0/device/vendor", "0x1002\n");
 }
 
 void hm_reset_nvml_sequences(void) {

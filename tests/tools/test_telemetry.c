@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -43,10 +44,41 @@ static void use_nvml(const char *variant) {
     setenv("XGPU_NVML_LIBRARY", path, 1);
 }
 
+/* A made-up host (XGPU_TELEMETRY_HOST_ROOT) for ROCm SMI's tests, made
+ * by host_with_card and removed by reset. */
+static char drm_root[PATH_MAX];
+
+static void drm_file(const char *rel, const char *text) {
+    char path[PATH_MAX];
+    assert_int_equal(xt_tree_file(drm_root, rel, 0644), 0);
+    assert_int_equal(xt_tree_path(drm_root, rel, path), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A host whose /sys/class/drm has card0 of this PCI vendor ("0x1002"),
+ * beside a connector and a render node that are no cards; NULL: no
+ * /sys/class/drm at all. */
+static void host_with_card(const char *vendor) {
+    if (!drm_root[0]) {
+        assert_int_equal(xt_tree_make("telemetry-drm", drm_root), 0);
+    }
+    setenv("XGPU_TELEMETRY_HOST_ROOT", drm_root, 1);
+    if (vendor) {
+        drm_file("sys/class/drm/card0-DP-1/device/vendor", "0x1002\n");
+        drm_file("sys/class/drm/renderD128/device/vendor", "0x1002\n");
+        drm_file("sys/class/drm/card0/device/vendor", vendor);
+    }
+}
+
+/* The fake library, on a host with an AMD card. */
 static void use_rsmi(const char *variant) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/librocm_smi64.so", FAKE_RSMI_DIR, variant);
     setenv("XGPU_ROCM_SMI_LIBRARY", path, 1);
+    host_with_card("0x1002\n");
 }
 
 /* Every test starts with no fake value set and both libraries missing. */
@@ -57,6 +89,10 @@ static int reset(void **state) {
     }
     setenv("XGPU_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     setenv("XGPU_ROCM_SMI_LIBRARY", "/nonexistent/librocm_smi64.so", 1);
+    if (drm_root[0]) {
+        xt_tree_remove(drm_root);
+        drm_root[0] = '\0';
+    }
     return 0;
 }
 
@@ -281,6 +317,35 @@ static void rsmi_init_failure_names_the_code(void **state) {
     gt_close(d);
 }
 
+/* Without an AMD or Hygon card in /sys/class/drm, rsmi_init (which
+ * writes to standard error there) is not called: the fake's would have
+ * served the device. A Hygon card is served. */
+static void rsmi_not_started_without_amd_card(void **state) {
+    (void)state;
+    use_rsmi("full");
+    host_with_card("0x10de\n");
+    gt_device *d = gt_open_ids("0000:03:00.0", NULL, "hip:0");
+    assert_int_not_equal(gt_device_source(d), GT_SOURCE_ROCM_SMI);
+    assert_contains(gt_device_reason(d), "librocm_smi64.so: not started: no AMD or Hygon GPU");
+    gt_close(d);
+    host_with_card("0x1d94\n");
+    d = gt_open_ids("0000:03:00.0", NULL, "hip:0");
+    assert_int_equal(gt_device_source(d), GT_SOURCE_ROCM_SMI);
+    gt_close(d);
+}
+
+static void rsmi_not_started_without_drm(void **state) {
+    (void)state;
+    use_rsmi("full");
+    xt_tree_remove(drm_root);
+    drm_root[0] = '\0';
+    host_with_card(NULL);
+    gt_device *d = gt_open_ids("0000:03:00.0", NULL, "hip:0");
+    assert_int_not_equal(gt_device_source(d), GT_SOURCE_ROCM_SMI);
+    assert_contains(gt_device_reason(d), "not started: /sys/class/drm does not exist");
+    gt_close(d);
+}
+
 /* ---- the host CPU ---- */
 
 static void host_clock_from_sysfs_then_cpuinfo_then_none(void **state) {
@@ -500,22 +565,71 @@ static void json_has_the_schema(void **state) {
     free(buf);
 }
 
+/* gt_open_ids with standard error caught: what the libraries wrote to it
+ * into `err` (at most size - 1 bytes). */
+static gt_device *open_quiet(const char *bus_id, const char *label, char *err, size_t size) {
+    char path[] = "/tmp/telemetry-stderr-XXXXXX";
+    int fd = mkstemp(path), saved = dup(2);
+    if (fd < 0 || saved < 0) {
+        return NULL;
+    }
+    fflush(stderr);
+    dup2(fd, 2);
+    gt_device *d = gt_open_ids(bus_id, NULL, label);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t n = pread(fd, err, size - 1, 0);
+    err[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return d;
+}
+
 /* The real librocm_smi64 on a machine with no AMD GPU: it loads, and says
- * cleanly why it serves no device. */
+ * cleanly why it serves no device. On this host as it is, rsmi_init is
+ * not called and nothing reaches standard error; on a made-up host with
+ * an AMD card, the library is started (it reads the real sysfs) and
+ * fails or finds no such device. */
 static int real_rocm_smi(void) {
     setenv("XGPU_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     unsetenv("XGPU_ROCM_SMI_LIBRARY");
-    gt_device *d = gt_open_ids("0000:03:00.0", NULL, "hip:0");
+    unsetenv("XGPU_TELEMETRY_HOST_ROOT");
+    char err[4096];
+    gt_device *d = open_quiet("0000:03:00.0", "hip:0", err, sizeof err);
+    if (!d) {
+        return 1;
+    }
     const char *why = gt_device_reason(d);
     printf("%s: %s\n", gt_source_name(gt_device_source(d)), why);
     int rc = 1;
     if (strstr(why, "librocm_smi64.so not found")) {
         rc = 77; /* the library is not installed */
-    } else if (gt_device_source(d) != GT_SOURCE_ROCM_SMI && strstr(why, "librocm_smi64") &&
-               (strstr(why, "rsmi_init failed: ") || strstr(why, "no device with PCI bus id"))) {
-        rc = 0;
+    } else if (gt_device_source(d) == GT_SOURCE_ROCM_SMI || !strstr(why, "librocm_smi64")) {
+        rc = 1;
+    } else if (strstr(why, "not started: ")) {
+        rc = err[0] ? 1 : 0;
+        if (err[0]) {
+            printf("standard error was written: %s\n", err);
+        }
+    } else if (strstr(why, "rsmi_init failed: ") || strstr(why, "no device with PCI bus id")) {
+        rc = 0; /* a host with an AMD card in sysfs, but not this one */
     }
     gt_close(d);
+    if (rc != 0) {
+        return rc;
+    }
+    /* Started anyway, on a made-up host that has a card. */
+    host_with_card("0x1002\n");
+    d = open_quiet("0000:03:00.0", "hip:0", err, sizeof err);
+    why = d ? gt_device_reason(d) : "";
+    printf("with a card in sysfs: %s: %s\n", d ? gt_source_name(gt_device_source(d)) : "-", why);
+    rc = d && gt_device_source(d) != GT_SOURCE_ROCM_SMI &&
+                 (strstr(why, "rsmi_init failed: ") || strstr(why, "no device with PCI bus id"))
+             ? 0
+             : 1;
+    gt_close(d);
+    reset(NULL);
     return rc;
 }
 
@@ -543,11 +657,13 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup(rsmi_lacking_optional_symbols, reset),
         cmocka_unit_test_setup(rsmi_lacking_pci_id_is_a_reason, reset),
         cmocka_unit_test_setup(rsmi_init_failure_names_the_code, reset),
+        cmocka_unit_test_setup(rsmi_not_started_without_amd_card, reset),
+        cmocka_unit_test_setup(rsmi_not_started_without_drm, reset),
         cmocka_unit_test_setup(host_clock_from_sysfs_then_cpuinfo_then_none, reset),
         cmocka_unit_test_setup(sampler_keeps_start_stop_and_thread_samples, reset),
         cmocka_unit_test_setup(throttled_by_each_power_or_thermal_reason, reset),
         cmocka_unit_test_setup(throttled_by_clock_fraction_but_not_when_idle, reset),
         cmocka_unit_test_setup(json_has_the_schema, reset),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, reset);
 }

@@ -18,14 +18,9 @@
 #define GH_KMSG_MAX_BYTES (4u << 20) /* of the kernel's log read for Xids */
 #define GH_KMSG_MAX_READS 65536u
 
-static void host_path(char *buf, size_t size, const char *path) {
-    const char *root = getenv("XGPU_TELEMETRY_HOST_ROOT");
-    snprintf(buf, size, "%s%s", root ? root : "", path);
-}
-
 long gh_read_host_file(const char *path, char *buf, size_t size) {
     char full[1024];
-    host_path(full, sizeof full, path);
+    gt_host_path(full, sizeof full, path);
     if (size) {
         buf[0] = '\0';
     }
@@ -229,7 +224,7 @@ static uint64_t count_in(int fd, const char *pat) {
 
 void gh_read_xid(gh_xid *x) {
     char path[1024];
-    host_path(path, sizeof path, "/dev/kmsg");
+    gt_host_path(path, sizeof path, "/dev/kmsg");
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         x->readable = gh_flag_of(false);

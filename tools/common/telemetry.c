@@ -30,15 +30,14 @@ struct gt_device {
 
 /* ---- the host CPU's clock ---- */
 
-/* XGPU_TELEMETRY_HOST_ROOT (for tests) is put before /sys and /proc. */
-static void host_path(char *buf, size_t size, const char *path) {
+void gt_host_path(char *buf, size_t size, const char *path) {
     const char *root = getenv("XGPU_TELEMETRY_HOST_ROOT");
     snprintf(buf, size, "%s%s", root ? root : "", path);
 }
 
 double gt_host_cpu_mhz(void) {
     char dir_path[512];
-    host_path(dir_path, sizeof dir_path, "/sys/devices/system/cpu");
+    gt_host_path(dir_path, sizeof dir_path, "/sys/devices/system/cpu");
     DIR *dir = opendir(dir_path);
     double sum = 0;
     int n = 0;
@@ -67,7 +66,7 @@ double gt_host_cpu_mhz(void) {
         return sum / n;
     }
     char cpuinfo[512], line[512];
-    host_path(cpuinfo, sizeof cpuinfo, "/proc/cpuinfo");
+    gt_host_path(cpuinfo, sizeof cpuinfo, "/proc/cpuinfo");
     FILE *f = fopen(cpuinfo, "r");
     while (f && fgets(line, sizeof line, f)) {
         double mhz;

@@ -54,6 +54,10 @@ void gt_rsmi_read(const gt_lib *lib, gt_sample *s);
 void gt_nvml_close(gt_lib *lib);
 void gt_rsmi_close(gt_lib *lib);
 
+/* telemetry.c */
+/* The host path `path` ("/sys/...", "/proc/...", "/dev/...") into buf,
+ * under XGPU_TELEMETRY_HOST_ROOT when it is set (for tests). */
+void gt_host_path(char *buf, size_t size, const char *path);
 /* The host CPU's mean current clock in MHz, NAN when Linux does not say. */
 double gt_host_cpu_mhz(void);
 

@@ -3,6 +3,7 @@
  * memory used. */
 #include "telemetry_internal.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -156,6 +157,46 @@ static int rsmi_find(gt_lib *lib, const gt_fn *req, const char *bus_id, char *wh
     return -1;
 }
 
+/* ROCm SMI finds its GPUs under /sys/class/drm. Without an AMD or Hygon
+ * card there, rsmi_init writes its own complaints to standard error
+ * ("Failed to open drm root directory", "Exception caught: rsmi_init")
+ * and fails, into the output of every program that asks: so sysfs is
+ * asked first. True when some cardN's PCI vendor is AMD's (0x1002) or
+ * Hygon's (0x1d94); false with why. */
+static bool drm_has_amd_card(const char *library, char *why, size_t why_size) {
+    char dir_path[512];
+    gt_host_path(dir_path, sizeof dir_path, "/sys/class/drm");
+    DIR *dir = opendir(dir_path);
+    if (!dir) {
+        snprintf(why, why_size, "%s: not started: /sys/class/drm does not exist (no GPU driver)",
+                 library);
+        return false;
+    }
+    bool found = false;
+    for (struct dirent *e = readdir(dir); e && !found; e = readdir(dir)) {
+        unsigned card;
+        char tail;
+        if (sscanf(e->d_name, "card%u%c", &card, &tail) != 1) {
+            continue; /* renderD128, card0-DP-1, ... */
+        }
+        char file[1024];
+        snprintf(file, sizeof file, "%s/%s/device/vendor", dir_path, e->d_name);
+        FILE *f = fopen(file, "r");
+        unsigned vendor = 0;
+        if (f && fscanf(f, "%x", &vendor) == 1) {
+            found = vendor == 0x1002 || vendor == 0x1d94;
+        }
+        if (f) {
+            fclose(f);
+        }
+    }
+    closedir(dir);
+    if (!found) {
+        snprintf(why, why_size, "%s: not started: no AMD or Hygon GPU in /sys/class/drm", library);
+    }
+    return found;
+}
+
 int gt_rsmi_open(const char *bus_id, gt_lib *lib, double *max_sm, char *why, size_t why_size) {
     static const char *const names[] = {"librocm_smi64.so",
                                         "librocm_smi64.so.1",
@@ -173,6 +214,10 @@ int gt_rsmi_open(const char *bus_id, gt_lib *lib, double *max_sm, char *why, siz
     gt_fn req[RSMI_REQUIRED];
     if (!rsmi_bind(lib, req, why, why_size)) {
         lib->dl = NULL; /* loaded for good: see gt_rsmi_close */
+        return -1;
+    }
+    if (!drm_has_amd_card(lib->name, why, why_size)) {
+        lib->dl = NULL;
         return -1;
     }
     char err[160];
