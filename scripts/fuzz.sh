@@ -3,7 +3,8 @@
 # scratch copy of its seed corpus tests/fuzz/corpus/<name>/ (the repository
 # is never written), with tests/fuzz/<name>.dict when there is one. Prints
 # each target's executions; fails when a target crashes, leaks, hangs or
-# runs out of memory, and shows the input that did it in hex.
+# runs out of memory, and shows the input that did it in hex. Runs as many
+# targets at once as there are cores.
 # Build: cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DXGPU_FUZZ=ON
 #        cmake --build build-fuzz --target xgpu_fuzzers
 # Usage: scripts/fuzz.sh BUILD_DIR SECONDS
@@ -28,33 +29,57 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/xgpu-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-failed=()
-for fuzzer in "${fuzzers[@]}"; do
-    name=${fuzzer##*/fuzz_}
+# One fuzzer's run: its log, its exit status in $work/<name>/rc, and the
+# inputs that failed it in $work/<name>/artifacts.
+fuzz_one() {
+    local fuzzer=$1 name=${1##*/fuzz_} seeds corpus artifacts rc
     seeds=$root/tests/fuzz/corpus/$name
     corpus=$work/$name/corpus
     artifacts=$work/$name/artifacts
-    log=$work/$name/log
     mkdir -p "$corpus" "$artifacts"
     if [ -d "$seeds" ]; then
         cp -R "$seeds/." "$corpus/"
     else
         echo "fuzz_$name: warning: no seed corpus $seeds" >&2
     fi
-    seeded=$(find "$corpus" -type f | wc -l)
-    args=(-max_total_time="$seconds" -timeout=10 -print_final_stats=1
-          -artifact_prefix="$artifacts/")
+    find "$corpus" -type f | wc -l >"$work/$name/seeded"
+    local args=(-max_total_time="$seconds" -timeout=10 -print_final_stats=1
+                -artifact_prefix="$artifacts/")
     if [ -f "$root/tests/fuzz/$name.dict" ]; then
         args+=(-dict="$root/tests/fuzz/$name.dict")
     fi
-
     set +e
-    "$fuzzer" "${args[@]}" "$corpus" >"$log" 2>&1
+    "$fuzzer" "${args[@]}" "$corpus" >"$work/$name/log" 2>&1
     rc=$?
     set -e
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    grown=$(find "$corpus" -type f | wc -l)
-    if [ "$rc" -eq 0 ]; then
+    echo "$rc" >"$work/$name/rc"
+}
+
+# As many fuzzers at once as there are cores (each is one process), so
+# that CI spends SECONDS per round of cores rather than per fuzzer; the
+# results are printed afterwards in the order of the targets.
+jobs=$(nproc 2>/dev/null || echo 1)
+running=0
+for fuzzer in "${fuzzers[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    fuzz_one "$fuzzer" &
+    running=$((running + 1))
+done
+wait
+
+failed=()
+for fuzzer in "${fuzzers[@]}"; do
+    name=${fuzzer##*/fuzz_}
+    log=$work/$name/log
+    artifacts=$work/$name/artifacts
+    rc=$(cat "$work/$name/rc" 2>/dev/null || echo "?")
+    seeded=$(cat "$work/$name/seeded" 2>/dev/null || echo "?")
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" 2>/dev/null | tail -n 1)
+    grown=$(find "$work/$name/corpus" -type f | wc -l)
+    if [ "$rc" = 0 ]; then
         echo "fuzz_$name: ${execs:-?} execs in ${seconds}s, corpus $seeded -> $grown inputs"
         continue
     fi
