@@ -266,8 +266,14 @@ static void damaged_database_is_set_aside(void **state) {
 
 static void tuning_off_uses_defaults(void **state) {
     (void)state;
-    setenv("XGPU_TUNE", "off", 1);
     xgpu_tune_choice c;
+    /* Only off and 0 are off: Off is a value it does not know, and the
+     * database stays in use (with a warning). */
+    setenv("XGPU_TUNE", "Off", 1);
+    XT_OK(xgpu_tune_lookup(xt.ctx, "minmax", XGPU_F64, 1 << 20, &c));
+    assert_int_not_equal(c.origin, XGPU_TUNE_ORIGIN_OFF);
+    assert_null(strstr(c.source, "XGPU_TUNE=off"));
+    setenv("XGPU_TUNE", "off", 1);
     /* min and max share one entry; none was tuned here, and off wins. */
     XT_OK(xgpu_tune_lookup(xt.ctx, "minmax", XGPU_F32, 1 << 20, &c));
     assert_non_null(strstr(c.source, "XGPU_TUNE=off"));

@@ -174,6 +174,15 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
         assert_non_null(strstr(out, "/dev/kfd"));
     }
     free(out);
+    /* A value XGPU_TUNE does not know is said, one it knows is not. */
+    out = run("XGPU_TUNE=false", "--doctor", &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "XGPU_TUNE=\"false\": not one of on, off, auto"));
+    free(out);
+    out = run("XGPU_TUNE=off", "--doctor", &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(out, "XGPU_TUNE=\"off\"\n"));
+    free(out);
 }
 
 static void no_backend_at_all_is_not_a_crash(void **state) {

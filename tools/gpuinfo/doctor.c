@@ -257,6 +257,18 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
     }
 }
 
+/* What a variable's value does that its name does not say. */
+static const char *env_note(const char *name, const char *val) {
+    if (!*val && strstr(name, "VISIBLE")) {
+        return ": empty hides every device";
+    }
+    if (!strcmp(name, "XGPU_TUNE") && *val && strcmp(val, "on") && strcmp(val, "1") &&
+        strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "auto")) {
+        return ": not one of on, off, auto (or 1, 0), so the tuning database is used";
+    }
+    return "";
+}
+
 /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
  * CONDA_PREFIX lead the CUDA backend to NVRTC, ROCM_PATH and DTK_PATH the
  * HIP backend to ROCm's or Hygon DTK's runtime and hiprtc. */
@@ -285,8 +297,7 @@ static void check_environment(FILE *out) {
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
         if (val) {
-            line(out, "set", "%s=\"%s\"%s", vars[v], val,
-                 !*val && strstr(vars[v], "VISIBLE") ? ": empty hides every device" : "");
+            line(out, "set", "%s=\"%s\"%s", vars[v], val, env_note(vars[v], val));
         } else {
             line(out, "-", "%s not set", vars[v]);
         }

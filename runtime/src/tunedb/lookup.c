@@ -88,12 +88,29 @@ void xgpu__tune_forget(void) {
     atomic_fetch_add(&generation, 1);
 }
 
+/* XGPU_TUNE: unset, empty, on or 1 (the database), off or 0 (built-in
+ * parameters), auto (a quick tune at first use). Anything else keeps the
+ * database, with a warning once per process: XGPU_TUNE=Off or =false
+ * tunes, it does not silently mean off. */
 xgpu__tune_mode xgpu__tune_mode_get(void) {
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
     const char *v = getenv("XGPU_TUNE");
-    if (v && (!strcmp(v, "off") || !strcmp(v, "0"))) {
+    if (!v || !*v || !strcmp(v, "on") || !strcmp(v, "1")) {
+        return XGPU__TUNE_ON;
+    }
+    if (!strcmp(v, "off") || !strcmp(v, "0")) {
         return XGPU__TUNE_OFF;
     }
-    return v && !strcmp(v, "auto") ? XGPU__TUNE_AUTO : XGPU__TUNE_ON;
+    if (!strcmp(v, "auto")) {
+        return XGPU__TUNE_AUTO;
+    }
+    if (!atomic_flag_test_and_set(&warned)) {
+        xgpu__log("tune", XGPU_LOG_WARN,
+                  "XGPU_TUNE='%.40s' is not one of on, off, auto (or 1, 0); the tuning "
+                  "database is used",
+                  v);
+    }
+    return XGPU__TUNE_ON;
 }
 
 /* Set once, by a constructor of the tuner, before any context exists. */
