@@ -925,7 +925,10 @@ typedef struct xgpu_tune_progress {
     size_t size;            /* the problem measured: GEMM n (n^3), else bytes */
     unsigned done, planned; /* candidates measured in this class; planned so far */
     const char *params;     /* the candidate just measured */
-    const char *status;     /* "ok", "wrong", "build", "launch", "resumed" */
+    /* "ok", "wrong", "build", "launch", "resumed"; "confirm": GEMM's large
+       class times its winner and the built-in at twice the n it searched
+       (size), and keeps the winner only where it is not slower there */
+    const char *status;
     double rate, best_rate; /* of the candidate and of the best so far */
     const char *unit;
     double elapsed_s, budget_s;
@@ -959,12 +962,16 @@ typedef struct xgpu_tune_summary {
  * device's stale entry and the same arch's entry first, then a list of
  * likely shapes, then neighbours of the best. Every candidate's result is
  * checked against a host reference before it may win; failures are
- * recorded and never retried. After each candidate the record is stored
- * (complete: false until the candidates run out), so an interrupted tune
- * resumes where it stopped, and a later tune goes on from the best so far.
- * Two tunes of one device at once merge their candidates. A database file
- * that does not parse is moved aside (summary->warning says where); one
- * that cannot be read or is no regular file fails XGPU_ERROR_IO, untouched.
+ * recorded and never retried. GEMM's large class (searched at 1024^3)
+ * keeps its winner only where it is at least as fast as the built-in at
+ * 2048^3 too, timed side by side after the search (outside the budget);
+ * else the built-in is stored as the best. After each candidate the
+ * record is stored (complete: false until the candidates run out), so an
+ * interrupted tune resumes where it stopped, and a later tune goes on
+ * from the best so far. Two tunes of one device at once merge their
+ * candidates. A database file that does not parse is moved aside
+ * (summary->warning says where); one that cannot be read or is no regular
+ * file fails XGPU_ERROR_IO, untouched.
  * Later calls in this process, and every later process, use the winner. */
 XGPU_API xgpu_status xgpu_tune(xgpu_queue *queue, const char *kernel, xgpu_dtype dtype,
                                const xgpu_tune_options *options, xgpu_tune_summary *summary);

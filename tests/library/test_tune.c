@@ -218,6 +218,129 @@ static void gemm_tuned_is_right(void **state) {
     free(out);
 }
 
+/* Replaces the quoted string or number after `key` in `line` with `value`
+ * (the database writes one record field after another on a line). */
+static void set_field(char *line, size_t size, const char *key, const char *value) {
+    char *at = strstr(line, key);
+    assert_non_null(at);
+    at += strlen(key);
+    char *end = at;
+    if (*at == '"') {
+        end = strchr(at + 1, '"');
+        assert_non_null(end);
+        end++;
+    } else {
+        end += strspn(at, "0123456789.e+-");
+    }
+    char rest[1024];
+    snprintf(rest, sizeof rest, "%s", end);
+    snprintf(at, size - (size_t)(at - line), "%s%s", value, rest);
+}
+
+typedef struct confirm_seen {
+    unsigned count;
+    char params[2][128];
+    double rate[2];
+    size_t size[2];
+} confirm_seen;
+
+static void on_progress(void *user, const xgpu_tune_progress *p) {
+    confirm_seen *seen = user;
+    if (!strcmp(p->status, "confirm")) {
+        assert_string_equal(p->shape_class, "large");
+        if (seen->count < 2) {
+            snprintf(seen->params[seen->count], sizeof seen->params[0], "%s", p->params);
+            seen->rate[seen->count] = p->rate;
+            seen->size[seen->count] = p->size;
+        }
+        seen->count++;
+    }
+}
+
+/* GEMM's large class is searched at n = 1024 and keeps a winner only
+ * where it is also not slower than the built-in at 2048. The database is
+ * made to name the slowest candidate of a first tune as the winner, at a
+ * made-up rate; a second tune times it beside the built-in at 2048 and
+ * keeps whichever of the two was faster there. */
+static void gemm_large_winner_is_confirmed(void **state) {
+    (void)state;
+    forget_db();
+    xgpu_tune_options o = quick(3);
+    o.max_size = 16u << 20; /* 1024^2 f32 for the search, 2048^2 for the confirmation */
+    xgpu_tune_summary s;
+    XT_OK(xgpu_tune(xt.queue, "gemm", XGPU_F32, &o, &s));
+    if (s.size[1] != 1024) {
+        skip(); /* the device holds no three 2048^2 fp32 buffers */
+    }
+    /* The large record: its built-in (the first candidate) and its
+     * slowest other verified candidate. */
+    FILE *f = fopen(db(), "r");
+    assert_non_null(f);
+    static char lines[256][1024];
+    size_t n = 0, best_line = 0;
+    char builtin[128] = "", slow[128] = "";
+    double slow_rate = 0;
+    bool large = false;
+    while (n < 256 && fgets(lines[n], sizeof lines[0], f)) {
+        const char *l = lines[n];
+        if (strstr(l, "\"kernel\"")) {
+            large = strstr(l, "\"class\": \"large\"") != NULL;
+        } else if (large && strstr(l, "\"best\": ")) {
+            best_line = n;
+        } else if (large && strstr(l, "{\"params\": \"") && strstr(l, "\"status\": \"ok\"")) {
+            char params[128];
+            double rate;
+            assert_int_equal(sscanf(l, " {\"params\": \"%127[^\"]\", \"rate\": %lf", params, &rate),
+                             2);
+            if (!builtin[0]) {
+                snprintf(builtin, sizeof builtin, "%s", params);
+            } else if (!slow[0] || rate < slow_rate) {
+                snprintf(slow, sizeof slow, "%s", params);
+                slow_rate = rate;
+            }
+        }
+        n++;
+    }
+    fclose(f);
+    assert_true(best_line > 0 && builtin[0]);
+    assert_true(slow[0]); /* three seconds measure at least two candidates */
+    char quoted[160];
+    snprintf(quoted, sizeof quoted, "\"%s\"", slow);
+    set_field(lines[best_line], sizeof lines[0], "\"best\": ", quoted);
+    set_field(lines[best_line], sizeof lines[0], "\"rate\": ", "1000000");
+    f = fopen(db(), "w");
+    assert_non_null(f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(lines[i], f);
+    }
+    assert_int_equal(fclose(f), 0);
+
+    confirm_seen seen = {0};
+    o.seconds = 0.001; /* the recorded candidates, hardly any new one */
+    o.progress = on_progress;
+    o.user = &seen;
+    XT_OK(xgpu_tune(xt.queue, "gemm", XGPU_F32, &o, &s));
+    assert_int_equal(seen.count, 2);
+    assert_string_equal(seen.params[0], builtin);
+    assert_int_equal(seen.size[0], 2048);
+    assert_int_equal(seen.size[1], 2048);
+    assert_true(seen.rate[0] > 0);
+    /* The winner (the slow candidate, or one measured just now that beat
+     * its made-up rate: none can) stays only if it kept up at 2048. */
+    assert_string_equal(seen.params[1], slow);
+    const char *want = seen.rate[1] >= seen.rate[0] ? slow : builtin;
+    if (strcmp(s.best[1], want)) {
+        fail_msg("best %s, but at 2048 %s ran %g and the built-in %s %g", s.best[1], slow,
+                 seen.rate[1], builtin, seen.rate[0]);
+    }
+    assert_true(s.best_rate[1] < 1000000 || !strcmp(want, slow));
+    xgpu_tune_choice c;
+    XT_OK(xgpu_tune_lookup(xt.ctx, "gemm", XGPU_F32, (size_t)2048 * 2048 * 2048, &c));
+    assert_string_equal(c.params, want);
+    print_message("# at 2048: built-in %g, %s %g GFLOP/s: %s stays\n", seen.rate[0], slow,
+                  seen.rate[1], want == slow ? "the winner" : "the built-in");
+}
+
 /* bf16 and f16 tune the fragment family, stored under their dtype, and
  * xgpu_gemm then runs the winner correctly. */
 static void gemm_bf16_tuned_is_right(void **state) {
@@ -390,6 +513,7 @@ int main(void) {
         cmocka_unit_test(tune_resumes),
         cmocka_unit_test(gemm_tuned_is_right),
         cmocka_unit_test(gemm_bf16_tuned_is_right),
+        cmocka_unit_test(gemm_large_winner_is_confirmed),
         cmocka_unit_test(damaged_database_is_set_aside),
         cmocka_unit_test(tuning_off_uses_defaults),
         cmocka_unit_test(params_from_the_environment),

@@ -20,8 +20,10 @@ static const char tune_usage[] =
     "the reductions on 1 MiB and 256 MiB; the stream triad on 1 MiB and 128 MiB\n"
     "per buffer. Every candidate is checked against a host reference before it\n"
     "is timed; a wrong result, a failed build or launch is recorded and never\n"
-    "tried again. Results are stored after each candidate: an interrupted tune\n"
-    "resumes where it stopped, and a finished class is not searched again\n"
+    "tried again. GEMM's large winner is then timed beside the built-in\n"
+    "parameters at n = 2048 and kept only where it is not slower there (the\n"
+    "'confirm' lines). Results are stored after each candidate: an interrupted\n"
+    "tune resumes where it stopped, and a finished class is not searched again\n"
     "(--restart forgets it).\n"
     "\n"
     "  -d SELECTOR   devices, as for gpubench (default: all)\n"
@@ -83,7 +85,8 @@ static void progress(void *user, const xgpu_tune_progress *p) {
     if (cli->tty) {
         fprintf(stderr, "\r\033[K%.*s", 150, line);
     } else if (strcmp(p->status, "ok") && strcmp(p->status, "resumed")) {
-        fprintf(stderr, "gpubench tune: %s\n", line); /* failures only, off a terminal */
+        /* Off a terminal: failures and the confirmation only. */
+        fprintf(stderr, "gpubench tune: %s\n", line);
     }
 }
 

@@ -167,15 +167,17 @@ static size_t cap(size_t want, size_t max_size, const xgpu_device_info *info, in
     return want < limit ? want : (size_t)limit;
 }
 
+/* An empty problem of the kind, on the queue. */
+static void start(xgpu__tune_problem *p, xgpu_queue *queue, xgpu__tune_kernel_id id,
+                  xgpu_dtype dtype, xgpu__tune_class cls) {
+    *p = (xgpu__tune_problem){
+        .id = id, .dtype = dtype, .cls = cls, .queue = queue, .ctx = xgpu__queue_context(queue)};
+}
+
 xgpu_status xgpu__tune_problem_make(xgpu__tune_problem *p, xgpu_queue *queue,
                                     xgpu__tune_kernel_id id, xgpu_dtype dtype, xgpu__tune_class cls,
                                     size_t max_size, bool *fits) {
-    *p = (xgpu__tune_problem){0};
-    p->id = id;
-    p->dtype = dtype;
-    p->cls = cls;
-    p->queue = queue;
-    p->ctx = xgpu__queue_context(queue);
+    start(p, queue, id, dtype, cls);
     const xgpu_device_info info = *xgpu__context_info(p->ctx);
     size_t elem = xgpu_dtype_size(dtype);
     *fits = false;
@@ -221,6 +223,30 @@ xgpu_status xgpu__tune_problem_make(xgpu__tune_problem *p, xgpu_queue *queue,
         st = p->out ? XGPU_SUCCESS
                     : xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY,
                                  "xgpu_tune: no memory for the stream result");
+    }
+    if (st != XGPU_SUCCESS) {
+        xgpu__tune_problem_free(p);
+    }
+    return st;
+}
+
+xgpu_status xgpu__tune_problem_make_timing(xgpu__tune_problem *p, xgpu_queue *queue,
+                                           xgpu_dtype dtype, size_t n, size_t max_size,
+                                           bool *fits) {
+    start(p, queue, XGPU__TK_GEMM, dtype, XGPU__TC_LARGE);
+    size_t bytes = n * n * xgpu_dtype_size(dtype);
+    *fits = cap(bytes, max_size, xgpu__context_info(p->ctx), 3) == bytes;
+    if (!*fits) {
+        return XGPU_SUCCESS;
+    }
+    p->n = n;
+    p->bytes = bytes;
+    xgpu_status st = upload(p, 0, bytes, 0x9e3779b97f4a7c15ULL);
+    if (st == XGPU_SUCCESS) {
+        st = upload(p, 1, bytes, 0xd1b54a32d192ed03ULL);
+    }
+    if (st == XGPU_SUCCESS) {
+        st = xgpu_buffer_create(p->ctx, bytes, &p->buf[2]);
     }
     if (st != XGPU_SUCCESS) {
         xgpu__tune_problem_free(p);

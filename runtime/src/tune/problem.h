@@ -32,6 +32,11 @@ typedef struct xgpu__tune_problem {
 xgpu_status xgpu__tune_problem_make(xgpu__tune_problem *p, xgpu_queue *queue,
                                     xgpu__tune_kernel_id id, xgpu_dtype dtype, xgpu__tune_class cls,
                                     size_t max_size, bool *fits);
+/* GEMM n^3 for timing only (the large class's confirmation): random
+ * inputs, no reference, no check. *fits is false, and nothing is made,
+ * when its three buffers exceed `max_size` or the device. */
+xgpu_status xgpu__tune_problem_make_timing(xgpu__tune_problem *p, xgpu_queue *queue,
+                                           xgpu_dtype dtype, size_t n, size_t max_size, bool *fits);
 void xgpu__tune_problem_free(xgpu__tune_problem *p);
 /* Flops (GEMM) or bytes moved per run. */
 double xgpu__tune_problem_work(const xgpu__tune_problem *p);

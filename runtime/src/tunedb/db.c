@@ -301,8 +301,19 @@ static bool copy_record(xgpu__tune_record *dst, const xgpu__tune_record *src) {
     return true;
 }
 
+/* Whether `rec` knows `params` as failed, wrong or rejected. */
+static bool lost_in(const xgpu__tune_record *rec, const char *params) {
+    for (size_t j = 0; j < rec->ntried; j++) {
+        if (!strcmp(rec->tried[j].params, params)) {
+            return strcmp(rec->tried[j].status, "ok") != 0;
+        }
+    }
+    return false;
+}
+
 /* Candidates of `old` that `rec` lacks are added to it, and the better
- * winner kept: two tunes of one record at once lose nothing. */
+ * winner kept (never one that `rec` found failed or slower): two tunes of
+ * one record at once lose nothing. */
 static bool merge_into(xgpu__tune_record *rec, const xgpu__tune_record *old) {
     for (size_t i = 0; i < old->ntried && rec->ntried < XGPU__TUNE_TRIED_MAX; i++) {
         bool have = false;
@@ -319,7 +330,7 @@ static bool merge_into(xgpu__tune_record *rec, const xgpu__tune_record *old) {
         rec->tried = t;
         rec->tried[rec->ntried++] = old->tried[i];
     }
-    if (old->best_rate > rec->best_rate && old->best[0]) {
+    if (old->best_rate > rec->best_rate && old->best[0] && !lost_in(rec, old->best)) {
         rec->best_rate = old->best_rate;
         snprintf(rec->best, sizeof rec->best, "%s", old->best);
     }

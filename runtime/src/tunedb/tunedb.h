@@ -179,7 +179,8 @@ typedef struct xgpu__tune_key {
 typedef struct xgpu__tune_try {
     char params[XGPU__TUNE_PARAMS_MAX];
     double rate;     /* 0 unless status is "ok" */
-    char status[16]; /* "ok", "wrong", "build", "launch" */
+    char status[16]; /* "ok", "wrong", "build", "launch"; "slower": GEMM's
+                        large winner, slower than the built-in at 2n */
 } xgpu__tune_try;
 
 typedef struct xgpu__tune_record {
