@@ -927,7 +927,7 @@ typedef struct xgpu_tune_progress {
     const char *params;     /* the candidate just measured */
     /* "ok", "wrong", "build", "launch", "resumed"; "confirm": GEMM's large
        class times its winner and the built-in at twice the n it searched
-       (size), and keeps the winner only where it is not slower there */
+       (size), and keeps the winner unless it is over 2% slower there */
     const char *status;
     double rate, best_rate; /* of the candidate and of the best so far */
     const char *unit;
@@ -963,9 +963,9 @@ typedef struct xgpu_tune_summary {
  * likely shapes, then neighbours of the best. Every candidate's result is
  * checked against a host reference before it may win; failures are
  * recorded and never retried. GEMM's large class (searched at 1024^3)
- * keeps its winner only where it is at least as fast as the built-in at
- * 2048^3 too, timed side by side after the search (outside the budget);
- * else the built-in is stored as the best. After each candidate the
+ * keeps its winner unless it is more than 2% slower than the built-in at
+ * 2048^3, timed side by side after the search (outside the budget); else
+ * the built-in is stored as the best. After each candidate the
  * record is stored (complete: false until the candidates run out), so an
  * interrupted tune resumes where it stopped, and a later tune goes on
  * from the best so far. Two tunes of one device at once merge their

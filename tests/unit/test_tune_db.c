@@ -304,6 +304,72 @@ static void nothing_is_lost(void **state) {
     xgpu__tune_db_free(&db);
 }
 
+/* The best of `dev` in the file at `path`, and its entry's status for
+ * `params`. */
+static void best_of(const char *path, const char *dev, const char *params, char *best,
+                    char *status) {
+    xgpu__tune_db db;
+    char why[400];
+    assert_int_equal(xgpu__tune_db_load(path, true, &db, why, sizeof why), XGPU__DB_OK);
+    best[0] = status[0] = '\0';
+    for (size_t i = 0; i < db.n; i++) {
+        if (!strcmp(db.recs[i].key.device, dev)) {
+            snprintf(best, 128, "%s", db.recs[i].best);
+            for (size_t j = 0; j < db.recs[i].ntried; j++) {
+                if (!strcmp(db.recs[i].tried[j].params, params)) {
+                    snprintf(status, 16, "%s", db.recs[i].tried[j].status);
+                }
+            }
+        }
+    }
+    xgpu__tune_db_free(&db);
+}
+
+/* A winner one tune found slower (GEMM's large confirmation) or failed
+ * stays so when another tune of the record, which saw it "ok" and best,
+ * stores after it, in either order; that tune's best gives way to the
+ * first one's. */
+static void a_failure_outlives_a_merge(void **state) {
+    (void)state;
+    char path[300], best[128], status[16];
+    path_in(path, sizeof path, "slower.json");
+    const char *builtin = "group=4,gpcu=1,unroll=1,vec=64,chunked=1";
+    const char *fast = "group=8,gpcu=1,unroll=1,vec=64,chunked=1";
+    xgpu__tune_key k = key_of("dev3", "a", "v", "cpu", "1");
+    xgpu__tune_try seen_ok[2] = {{"", 200, "ok"}, {"", 210, "ok"}};
+    xgpu__tune_try seen_slow[2] = {{"", 200, "ok"}, {"", 0, "slower"}};
+    for (int t = 0; t < 2; t++) {
+        snprintf(seen_ok[t].params, sizeof seen_ok[t].params, "%s", t ? fast : builtin);
+        snprintf(seen_slow[t].params, sizeof seen_slow[t].params, "%s", t ? fast : builtin);
+    }
+    xgpu__tune_record optimist = record(k, fast, 210), confirmed = record(k, builtin, 200);
+    optimist.tried = seen_ok;
+    optimist.ntried = 2;
+    confirmed.tried = seen_slow;
+    confirmed.ntried = 2;
+    for (int order = 0; order < 2; order++) {
+        unlink(path);
+        xgpu__tune_record *a = order ? &confirmed : &optimist, *b = order ? &optimist : &confirmed;
+        assert_int_equal(xgpu__tune_db_store(path, a, NULL, 0), XGPU_SUCCESS);
+        assert_int_equal(xgpu__tune_db_store(path, b, NULL, 0), XGPU_SUCCESS);
+        best_of(path, "dev3", fast, best, status);
+        assert_string_equal(best, builtin);
+        assert_string_equal(status, "slower");
+    }
+    /* With the built-in unknown to the other tune, the best sound rest. */
+    unlink(path);
+    xgpu__tune_try only_slow = {"", 0, "slower"};
+    snprintf(only_slow.params, sizeof only_slow.params, "%s", fast);
+    xgpu__tune_record lone = record(k, "", 0);
+    lone.tried = &only_slow;
+    lone.ntried = 1;
+    assert_int_equal(xgpu__tune_db_store(path, &lone, NULL, 0), XGPU_SUCCESS);
+    assert_int_equal(xgpu__tune_db_store(path, &optimist, NULL, 0), XGPU_SUCCESS);
+    best_of(path, "dev3", fast, best, status);
+    assert_string_equal(best, builtin);
+    assert_string_equal(status, "slower");
+}
+
 /* Refuses the records of one device, as a lookup refuses parameters the
  * device cannot run. */
 static bool not_this_device(const xgpu__tune_record *rec, void *user) {
@@ -504,10 +570,15 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_reader),           cmocka_unit_test(params_text),
-        cmocka_unit_test(damaged_files),         cmocka_unit_test(fallback_order),
-        cmocka_unit_test(version_change),        cmocka_unit_test(concurrent_writers),
-        cmocka_unit_test(shipped_entries_parse), cmocka_unit_test(nothing_is_lost),
+        cmocka_unit_test(json_reader),
+        cmocka_unit_test(params_text),
+        cmocka_unit_test(damaged_files),
+        cmocka_unit_test(fallback_order),
+        cmocka_unit_test(version_change),
+        cmocka_unit_test(concurrent_writers),
+        cmocka_unit_test(shipped_entries_parse),
+        cmocka_unit_test(nothing_is_lost),
+        cmocka_unit_test(a_failure_outlives_a_merge),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

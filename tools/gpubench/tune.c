@@ -21,7 +21,7 @@ static const char tune_usage[] =
     "per buffer. Every candidate is checked against a host reference before it\n"
     "is timed; a wrong result, a failed build or launch is recorded and never\n"
     "tried again. GEMM's large winner is then timed beside the built-in\n"
-    "parameters at n = 2048 and kept only where it is not slower there (the\n"
+    "parameters at n = 2048 and kept unless it is over 2% slower there (the\n"
     "'confirm' lines). Results are stored after each candidate: an interrupted\n"
     "tune resumes where it stopped, and a finished class is not searched again\n"
     "(--restart forgets it).\n"

@@ -248,6 +248,9 @@ xgpu_status xgpu__tune_problem_make_timing(xgpu__tune_problem *p, xgpu_queue *qu
     if (st == XGPU_SUCCESS) {
         st = xgpu_buffer_create(p->ctx, bytes, &p->buf[2]);
     }
+    free(p->in[0]); /* nothing checks the result */
+    free(p->in[1]);
+    p->in[0] = p->in[1] = NULL;
     if (st != XGPU_SUCCESS) {
         xgpu__tune_problem_free(p);
     }

@@ -34,7 +34,8 @@ xgpu_status xgpu__tune_problem_make(xgpu__tune_problem *p, xgpu_queue *queue,
                                     size_t max_size, bool *fits);
 /* GEMM n^3 for timing only (the large class's confirmation): random
  * inputs, no reference, no check. *fits is false, and nothing is made,
- * when its three buffers exceed `max_size` or the device. */
+ * when one n x n buffer exceeds `max_size` or a quarter of the device's
+ * memory (its allocation limit). */
 xgpu_status xgpu__tune_problem_make_timing(xgpu__tune_problem *p, xgpu_queue *queue,
                                            xgpu_dtype dtype, size_t n, size_t max_size, bool *fits);
 void xgpu__tune_problem_free(xgpu__tune_problem *p);

@@ -254,7 +254,8 @@ static void stamp(xgpu__tune_record *rec) {
 
 /* One candidate's result at `size` (GEMM n, else bytes) to the progress
  * callback. */
-static void report_at(search *s, size_t size, const char *params, const char *status, double rate) {
+static void report_at(search *s, size_t size, const char *params, const char *status, double rate,
+                      double best_rate) {
     const xgpu__tune_problem *p = s->prob;
     if (!s->opt->progress) {
         return;
@@ -269,7 +270,7 @@ static void report_at(search *s, size_t size, const char *params, const char *st
         .params = params,
         .status = status,
         .rate = rate,
-        .best_rate = s->rec.best_rate,
+        .best_rate = best_rate,
         .unit = s->rec.unit,
         .elapsed_s = now_s() - s->start,
         .budget_s = s->opt->seconds > 0 ? s->opt->seconds : DEFAULT_SECONDS,
@@ -283,7 +284,7 @@ static void report(search *s, const char *params, const char *status, double rat
     if (is_default && rate > s->sum->default_rate[p->cls]) {
         s->sum->default_rate[p->cls] = rate;
     }
-    report_at(s, p->id == XGPU__TK_GEMM ? p->n : p->bytes, params, status, rate);
+    report_at(s, p->id == XGPU__TK_GEMM ? p->n : p->bytes, params, status, rate, s->rec.best_rate);
 }
 
 /* Stores the record; a note about the database (a damaged file set
@@ -398,11 +399,28 @@ static void prepare(search *s, xgpu__tune_key *key, xgpu__tune_db *db) {
 /* GEMM's large class is measured at n = 1024 and used at every size above
  * 512^3, and a tiling that wins at 1024 may lose at 2048 (pocl on an Intel
  * Xeon, SGEMM: a winner by 1.05x at 1024 ran 0.6x the built-in at 2048).
- * So the winner stays only where it is also at least as fast as the
- * built-in at 2n: the two timed side by side, alternating, the better of
- * two medians each ("confirm" to the progress callback). Else the record's
- * best is the built-in and the winner's entry says "slower". Where 2n does
- * not fit, the winner stays. */
+ * So after the search the winner is timed beside the built-in at 2n, the
+ * two alternating, the better of two medians each ("confirm" to the
+ * progress callback), and stays unless it is more than CONFIRM_BAND
+ * slower there (the noise of two medians). Else the built-in is stored as
+ * the best and the winner's entry says "slower" ("launch", "lost" where
+ * it failed at 2n), which no resumed tune or merge takes back. Where 2n
+ * does not fit, the winner stays unconfirmed. Each tune whose best is not
+ * the built-in confirms again. */
+#define CONFIRM_BAND 0.02
+
+/* Marks the winner `status` (rate 0) and makes the built-in, entry `at`,
+ * the best. */
+static void demote(search *s, const char *status, size_t at, const char *builtin_params) {
+    size_t lost;
+    if (tried(&s->rec, s->rec.best, &lost)) {
+        s->rec.tried[lost].rate = 0;
+        snprintf(s->rec.tried[lost].status, sizeof s->rec.tried[lost].status, "%s", status);
+    }
+    snprintf(s->rec.best, sizeof s->rec.best, "%s", builtin_params);
+    s->rec.best_rate = s->rec.tried[at].rate;
+}
+
 static xgpu_status confirm_large(search *s, const xgpu__tune_values *builtin) {
     const xgpu__tune_problem *p = s->prob;
     xgpu__tune_values best;
@@ -411,62 +429,70 @@ static xgpu_status confirm_large(search *s, const xgpu__tune_values *builtin) {
         !memcmp(&best, builtin, sizeof best)) {
         return XGPU_SUCCESS;
     }
-    char builtin_params[XGPU__TUNE_PARAMS_MAX];
+    char builtin_params[XGPU__TUNE_PARAMS_MAX], winner[XGPU__TUNE_PARAMS_MAX];
     xgpu__tune_format(p->id, builtin, builtin_params, sizeof builtin_params);
+    snprintf(winner, sizeof winner, "%s", s->rec.best);
     size_t at;
     if (!tried(&s->rec, builtin_params, &at) || strcmp(s->rec.tried[at].status, "ok")) {
         return XGPU_SUCCESS; /* the built-in failed at n: nothing to fall back on */
     }
+    const size_t n2 = 2 * p->n;
     const xgpu__tune_values *who[2] = {builtin, &best};
-    const char *names[2] = {builtin_params, s->rec.best};
     double rate[2] = {0, 0};
     xgpu_status run[2] = {XGPU_SUCCESS, XGPU_SUCCESS};
+    char why[2][256] = {"", ""};
     struct xgpu__error_state *saved = xgpu__error_save();
     xgpu__tune_problem big;
     bool fits = false;
     xgpu_status st =
-        xgpu__tune_problem_make_timing(&big, p->queue, p->dtype, 2 * p->n, s->opt->max_size, &fits);
+        xgpu__tune_problem_make_timing(&big, p->queue, p->dtype, n2, s->opt->max_size, &fits);
+    char make_why[256];
+    snprintf(make_why, sizeof make_why, "%s", st == XGPU_SUCCESS ? "" : xgpu_last_error()->message);
     for (int round = 0; round < 2 && st == XGPU_SUCCESS && fits; round++) {
         for (int w = 0; w < 2; w++) {
             double median = 0;
-            if (run[w] == XGPU_SUCCESS &&
-                (run[w] = time_runs(&big, who[w], &median)) == XGPU_SUCCESS) {
+            if (run[w] != XGPU_SUCCESS) {
+                continue;
+            }
+            run[w] = time_runs(&big, who[w], &median);
+            if (run[w] != XGPU_SUCCESS) {
+                snprintf(why[w], sizeof why[w], "%s", xgpu_last_error()->message);
+            } else {
                 double r = xgpu__json_round(xgpu__tune_problem_work(&big) / median / 1e9);
                 rate[w] = r > rate[w] ? r : rate[w];
             }
         }
     }
     xgpu__tune_problem_free(&big);
-    char why[256];
-    snprintf(why, sizeof why, "%s", xgpu_last_error()->message);
     xgpu__error_restore(saved);
-    for (int w = 0; w < 2; w++) {
-        if (run[w] == XGPU_ERROR_DEVICE_LOST) {
-            return xgpu__fail(run[w], "xgpu_tune: %s at %zu with %s: %s", s->rec.kernel, 2 * p->n,
-                              names[w], why);
-        }
+    if (st == XGPU_ERROR_DEVICE_LOST || run[0] == XGPU_ERROR_DEVICE_LOST) {
+        return xgpu__fail(XGPU_ERROR_DEVICE_LOST, "xgpu_tune: %s at %zu^3: %s", s->rec.kernel, n2,
+                          st != XGPU_SUCCESS ? make_why : why[0]);
+    }
+    if (run[1] == XGPU_ERROR_DEVICE_LOST) {
+        /* Recorded first, so that a resumed tune does not run it again. */
+        demote(s, "lost", at, builtin_params);
+        xgpu__tune_db_store(s->db, &s->rec, NULL, 0);
+        return xgpu__fail(XGPU_ERROR_DEVICE_LOST, "xgpu_tune: %s with %s at %zu^3: %s",
+                          s->rec.kernel, winner, n2, why[1]);
     }
     if (st != XGPU_SUCCESS || !fits) {
         xgpu__log("tune", XGPU_LOG_INFO, "%s %s large: %s kept unconfirmed: %zu^3 %s",
-                  s->rec.kernel, s->rec.dtype, s->rec.best, 2 * p->n, fits ? why : "does not fit");
+                  s->rec.kernel, s->rec.dtype, winner, n2, fits ? make_why : "does not fit");
         return XGPU_SUCCESS;
     }
-    for (int w = 0; w < 2; w++) {
-        report_at(s, 2 * p->n, names[w], "confirm", rate[w]);
-    }
-    bool keep = run[1] == XGPU_SUCCESS && (run[0] != XGPU_SUCCESS || rate[1] >= rate[0]);
-    xgpu__log("tune", XGPU_LOG_INFO, "%s %s large at %zu: %s %.4g, built-in %s %.4g %s: %s",
-              s->rec.kernel, s->rec.dtype, 2 * p->n, s->rec.best, rate[1], builtin_params, rate[0],
-              s->rec.unit, keep ? "the winner stays" : "the built-in stays");
+    const double top = rate[0] > rate[1] ? rate[0] : rate[1];
+    report_at(s, n2, builtin_params, run[0] == XGPU_SUCCESS ? "confirm" : "launch", rate[0], top);
+    report_at(s, n2, winner, run[1] == XGPU_SUCCESS ? "confirm" : "launch", rate[1], top);
+    bool keep = run[1] == XGPU_SUCCESS &&
+                (run[0] != XGPU_SUCCESS || rate[1] >= (1.0 - CONFIRM_BAND) * rate[0]);
+    xgpu__log("tune", XGPU_LOG_INFO,
+              "%s %s large at %zu^3: %s %.4g%s%s, built-in %s %.4g%s%s %s: %s", s->rec.kernel,
+              s->rec.dtype, n2, winner, rate[1], why[1][0] ? " " : "", why[1], builtin_params,
+              rate[0], why[0][0] ? " " : "", why[0], s->rec.unit,
+              keep ? "the winner stays" : "the built-in stays");
     if (!keep) {
-        /* Marked, so that no resumed or merged tune takes it back. */
-        size_t lost;
-        if (tried(&s->rec, s->rec.best, &lost)) {
-            s->rec.tried[lost].rate = 0;
-            snprintf(s->rec.tried[lost].status, sizeof s->rec.tried[lost].status, "slower");
-        }
-        snprintf(s->rec.best, sizeof s->rec.best, "%s", builtin_params);
-        s->rec.best_rate = s->rec.tried[at].rate;
+        demote(s, run[1] == XGPU_SUCCESS ? "slower" : "launch", at, builtin_params);
     }
     return XGPU_SUCCESS;
 }

@@ -311,16 +311,24 @@ static bool lost_in(const xgpu__tune_record *rec, const char *params) {
     return false;
 }
 
-/* Candidates of `old` that `rec` lacks are added to it, and the better
- * winner kept (never one that `rec` found failed or slower): two tunes of
- * one record at once lose nothing. */
+/* Candidates of `old` that `rec` lacks are added to it; a failure either
+ * saw (wrong, a failed build or launch, slower at 2n) stands; the better
+ * winner is kept, never one that either found failed: two tunes of one
+ * record at once lose nothing. */
 static bool merge_into(xgpu__tune_record *rec, const xgpu__tune_record *old) {
-    for (size_t i = 0; i < old->ntried && rec->ntried < XGPU__TUNE_TRIED_MAX; i++) {
-        bool have = false;
-        for (size_t j = 0; j < rec->ntried && !have; j++) {
-            have = !strcmp(rec->tried[j].params, old->tried[i].params);
+    for (size_t i = 0; i < old->ntried; i++) {
+        const xgpu__tune_try *o = &old->tried[i];
+        size_t j = 0;
+        while (j < rec->ntried && strcmp(rec->tried[j].params, o->params)) {
+            j++;
         }
-        if (have) {
+        if (j < rec->ntried) {
+            if (strcmp(o->status, "ok") && !strcmp(rec->tried[j].status, "ok")) {
+                rec->tried[j] = *o;
+            }
+            continue;
+        }
+        if (rec->ntried >= XGPU__TUNE_TRIED_MAX) {
             continue;
         }
         xgpu__tune_try *t = realloc(rec->tried, (rec->ntried + 1) * sizeof *t);
@@ -328,11 +336,24 @@ static bool merge_into(xgpu__tune_record *rec, const xgpu__tune_record *old) {
             return false;
         }
         rec->tried = t;
-        rec->tried[rec->ntried++] = old->tried[i];
+        rec->tried[rec->ntried++] = *o;
     }
-    if (old->best_rate > rec->best_rate && old->best[0] && !lost_in(rec, old->best)) {
+    bool old_sound = old->best[0] && !lost_in(rec, old->best);
+    bool mine_lost = rec->best[0] && lost_in(rec, rec->best);
+    if (old_sound && (mine_lost || old->best_rate > rec->best_rate)) {
+        /* The better winner; or the other tune's where it found this
+         * one failed or slower (then its winner is the built-in). */
         rec->best_rate = old->best_rate;
         snprintf(rec->best, sizeof rec->best, "%s", old->best);
+    } else if (mine_lost) {
+        rec->best[0] = '\0'; /* the best of the rest */
+        rec->best_rate = 0;
+        for (size_t j = 0; j < rec->ntried; j++) {
+            if (!strcmp(rec->tried[j].status, "ok") && rec->tried[j].rate > rec->best_rate) {
+                rec->best_rate = rec->tried[j].rate;
+                snprintf(rec->best, sizeof rec->best, "%s", rec->tried[j].params);
+            }
+        }
     }
     return true;
 }
