@@ -29,6 +29,17 @@ static char *run(const char *env, const char *args, int *status) {
     return out;
 }
 
+/* Runs gpuinfo; its exit status must be `want` and its output hold `text`. */
+static void expect(const char *env, const char *args, int want, const char *text) {
+    int status = 0;
+    char *out = run(env, args, &status);
+    if (status != want || !strstr(out, text)) {
+        fail_msg("%s gpuinfo %s: status %d (want %d), output without '%s':\n%s", env ? env : "",
+                 args, status, want, text, out);
+    }
+    free(out);
+}
+
 static cJSON *field(const cJSON *obj, const char *key) {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!f) {
@@ -175,14 +186,8 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
     }
     free(out);
     /* A value XGPU_TUNE does not know is said, one it knows is not. */
-    out = run("XGPU_TUNE=false", "--doctor", &status);
-    assert_int_equal(status, 0);
-    assert_non_null(strstr(out, "XGPU_TUNE=\"false\": not one of on, off, auto"));
-    free(out);
-    out = run("XGPU_TUNE=off", "--doctor", &status);
-    assert_int_equal(status, 0);
-    assert_non_null(strstr(out, "XGPU_TUNE=\"off\"\n"));
-    free(out);
+    expect("XGPU_TUNE=false", "--doctor", 0, "XGPU_TUNE=\"false\": not one of on, off, auto");
+    expect("XGPU_TUNE=off", "--doctor", 0, "XGPU_TUNE=\"off\"\n");
 }
 
 static void no_backend_at_all_is_not_a_crash(void **state) {
@@ -195,14 +200,8 @@ static void no_backend_at_all_is_not_a_crash(void **state) {
     assert_int_equal(cJSON_GetArraySize(field(root, "devices")), 0);
     cJSON_Delete(root);
     free(out);
-    out = run("XGPU_BACKENDS=nonsense", "--doctor", &status);
-    assert_int_equal(status, 1);
-    assert_non_null(strstr(out, "no device to test"));
-    free(out);
-    out = run("XGPU_BACKENDS=nonsense", "", &status);
-    assert_int_equal(status, 1);
-    assert_non_null(strstr(out, "no compute device found"));
-    free(out);
+    expect("XGPU_BACKENDS=nonsense", "--doctor", 1, "no device to test");
+    expect("XGPU_BACKENDS=nonsense", "", 1, "no compute device found");
 }
 
 static void selectors_and_usage_errors(void **state) {
