@@ -881,14 +881,18 @@ typedef enum xgpu_tune_origin {
  * the lookup's order; XGPU_TUNE_FIT_NONE for a default. */
 typedef enum xgpu_tune_fit {
     XGPU_TUNE_FIT_NONE = 0,
-    XGPU_TUNE_FIT_DEVICE = 1,    /* this device (stale: measured under another
-                                    driver, compiler or xgpu) */
-    XGPU_TUNE_FIT_ARCH = 2,      /* another device of the same backend and arch */
-    XGPU_TUNE_FIT_VENDOR = 3,    /* the same driver family, vendor and device type */
-    XGPU_TUNE_FIT_TYPE = 4,      /* no longer chosen (0.6.0: any entry of the device type) */
-    XGPU_TUNE_FIT_WARM_START = 5 /* with XGPU_TUNE_ORIGIN_BUILTIN: entries of other
-                                    driver families fit the device type, but only
-                                    as warm starts for xgpu_tune; new after 0.6.0 */
+    XGPU_TUNE_FIT_DEVICE = 1,     /* this device (stale: measured under another
+                                     driver, compiler or xgpu) */
+    XGPU_TUNE_FIT_ARCH = 2,       /* another device of the same backend and arch */
+    XGPU_TUNE_FIT_VENDOR = 3,     /* the same driver family, vendor and device type */
+    XGPU_TUNE_FIT_TYPE = 4,       /* no longer chosen (0.6.0: any entry of the device type) */
+    XGPU_TUNE_FIT_WARM_START = 5, /* with XGPU_TUNE_ORIGIN_BUILTIN: entries of other
+                                     driver families fit the device type, but only
+                                     as warm starts for xgpu_tune; new after 0.6.0 */
+    XGPU_TUNE_FIT_OUTDATED = 6    /* with XGPU_TUNE_ORIGIN_BUILTIN: this device's
+                                     entries were made with other kernel sources
+                                     (another xgpu's tune), which no lookup uses:
+                                     tune again; new after 0.6.0 */
 } xgpu_tune_fit;
 
 /* origin, fit and shipped say as fields what `source` says in words; a

@@ -47,16 +47,23 @@ static xgpu__tune_key key_of(const ident *d) {
     return k;
 }
 
-/* One record of the sum's f32 large class as the database spells it. */
+/* One record of the sum's f32 large class as the database spells it,
+ * made with kernel source `source`. */
+static void record_text(char *out, size_t size, const ident *d, const char *best, double rate,
+                        const char *source) {
+    snprintf(out, size,
+             "{\"kernel\": \"sum\", \"dtype\": \"f32\", \"class\": \"large\", \"size\": 1048576, "
+             "\"backend\": \"opencl\", \"vendor\": \"%s\", \"type\": \"%s\", \"device\": \"%s\", "
+             "\"arch\": \"%s\", \"compute_units\": 8, \"driver\": \"3.1\", \"compiler\": \"%s\", "
+             "\"source\": \"%s\", \"xgpu\": \"0.6.0\", \"complete\": true, \"best\": \"%s\", "
+             "\"rate\": %g, \"unit\": \"GB/s\", \"tried\": []}",
+             d->vendor, d->type, d->device, d->arch, d->compiler, source, best, rate);
+}
+
 static void put_record(FILE *f, const ident *d, const char *best, double rate, bool last) {
-    fprintf(
-        f,
-        "    {\"kernel\": \"sum\", \"dtype\": \"f32\", \"class\": \"large\", \"size\": 1048576, "
-        "\"backend\": \"opencl\", \"vendor\": \"%s\", \"type\": \"%s\", \"device\": \"%s\", "
-        "\"arch\": \"%s\", \"compute_units\": 8, \"driver\": \"3.1\", \"compiler\": \"%s\", "
-        "\"source\": \"%s\", \"xgpu\": \"0.6.0\", \"complete\": true, \"best\": \"%s\", "
-        "\"rate\": %g, \"unit\": \"GB/s\", \"tried\": []}%s\n",
-        d->vendor, d->type, d->device, d->arch, d->compiler, SOURCE, best, rate, last ? "" : ",");
+    char text[1500];
+    record_text(text, sizeof text, d, best, rate, SOURCE);
+    fprintf(f, "    %s%s\n", text, last ? "" : ",");
 }
 
 typedef struct entry {
@@ -184,6 +191,33 @@ static void other_platform_same_cpu_is_a_warm_start(void **state) {
     c = pick(both, 2, NULL);
     assert_int_equal(c.level, XGPU__TL_ARCH);
     assert_values(&c, P_SIBLING);
+}
+
+/* This device's entry made with other kernel sources (another xgpu's
+ * tune) is never used, and the choice says so; another device's says
+ * nothing; a current entry of a sibling is still used before it. */
+static void other_kernel_source_is_outdated(void **state) {
+    (void)state;
+    char old[1500];
+    record_text(old, sizeof old, &me, P_EXACT, 900, "fedcba9876543210");
+    xgpu__tune_choice c = pick(NULL, 0, old);
+    assert_builtin(&c);
+    assert_true(c.outdated);
+    assert_false(c.warm_only);
+    entry e[] = {{basic, P_SIBLING, 50}};
+    c = pick(e, 1, old);
+    assert_int_equal(c.level, XGPU__TL_ARCH);
+    assert_false(c.outdated);
+    assert_values(&c, P_SIBLING);
+    record_text(old, sizeof old, &zen2, P_EXACT, 900, "fedcba9876543210");
+    c = pick(NULL, 0, old);
+    assert_builtin(&c);
+    assert_false(c.outdated);
+    /* The current source of this device: used, not outdated. */
+    record_text(old, sizeof old, &me, P_EXACT, 900, SOURCE);
+    c = pick(NULL, 0, old);
+    assert_int_equal(c.level, XGPU__TL_EXACT);
+    assert_false(c.outdated);
 }
 
 static void other_vendor_is_a_warm_start(void **state) {
@@ -424,6 +458,7 @@ int main(void) {
         cmocka_unit_test(same_platform_other_device_is_used),
         cmocka_unit_test(other_platform_same_cpu_is_a_warm_start),
         cmocka_unit_test(other_vendor_is_a_warm_start),
+        cmocka_unit_test(other_kernel_source_is_outdated),
         cmocka_unit_test(damaged_record_is_passed_over),
         cmocka_unit_test(user_database_and_shipped),
         cmocka_unit_test(families),

@@ -111,7 +111,9 @@ xgpu_status xgpu__lib_peek(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu_dtyp
 void xgpu__lib_choice_source(const xgpu__tune_choice *c, char *out, size_t size) {
     if (c->level == XGPU__TL_NONE) {
         snprintf(out, size, "%s%s", c->source,
-                 c->warm_only ? " (other drivers' entries: warm starts)" : "");
+                 c->outdated    ? " (this device's entries are another xgpu's: re-tune)"
+                 : c->warm_only ? " (other drivers' entries: warm starts)"
+                                : "");
     } else if (c->stale) {
         snprintf(out, size,
                  "tuned (this device, stale: another driver, compiler or xgpu, %s database)",

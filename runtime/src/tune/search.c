@@ -97,7 +97,9 @@ static int32_t public_fit(const xgpu__tune_choice *c) {
     case XGPU__TL_NONE:
         break;
     }
-    return c->warm_only ? XGPU_TUNE_FIT_WARM_START : XGPU_TUNE_FIT_NONE;
+    return c->outdated    ? XGPU_TUNE_FIT_OUTDATED
+           : c->warm_only ? XGPU_TUNE_FIT_WARM_START
+                          : XGPU_TUNE_FIT_NONE;
 }
 
 /* The parameters an XGPU_*_PARAMS variable sets, checked as a call checks

@@ -35,6 +35,11 @@ static void hash_sources(void) {
     }
 }
 
+const char *xgpu__tune_source_hash(xgpu__tune_kernel_id id) {
+    pthread_once(&source_once, hash_sources);
+    return (int)id >= 0 && id < XGPU__TK_COUNT ? source_hash[id] : "";
+}
+
 static const char *type_name(xgpu_device_type t) {
     switch (t) {
     case XGPU_DEVICE_TYPE_CPU:
@@ -50,7 +55,6 @@ static const char *type_name(xgpu_device_type t) {
 
 void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_key *key) {
     const xgpu_device_info *info = xgpu__context_info(ctx);
-    pthread_once(&source_once, hash_sources);
     *key = (xgpu__tune_key){0};
     snprintf(key->backend, sizeof key->backend, "%s", info->backend);
     snprintf(key->vendor, sizeof key->vendor, "%s", info->vendor);
@@ -65,7 +69,7 @@ void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_ke
     xgpu__context_build_identity(ctx, identity, sizeof identity);
     snprintf(key->compiler, sizeof key->compiler, "%s",
              identity[0] ? identity : info->language_version);
-    snprintf(key->source, sizeof key->source, "%s", source_hash[id]);
+    snprintf(key->source, sizeof key->source, "%s", xgpu__tune_source_hash(id));
     snprintf(key->xgpu, sizeof key->xgpu, "%s", xgpu_version_string());
 }
 
@@ -168,9 +172,16 @@ void xgpu__tune_pick(const xgpu__tune_key *key, const xgpu_device_info *info,
         out->shipped = d == 1;
     }
     if (!best) {
+        out->outdated = xgpu__tune_db_has_outdated(user_db, key, kname, dname, cname) ||
+                        xgpu__tune_db_has_outdated(shipped_db, key, kname, dname, cname);
         out->warm_only = xgpu__tune_db_has_warm(user_db, key, kname, dname, cname) ||
                          xgpu__tune_db_has_warm(shipped_db, key, kname, dname, cname);
-        if (out->warm_only) {
+        if (out->outdated) {
+            xgpu__log("tune", XGPU_LOG_INFO,
+                      "%s %s %s: %s's entries were made with other kernel sources (another "
+                      "xgpu's tune): the built-in default runs; gpubench tune measures again",
+                      kname, dname, cname, key->device);
+        } else if (out->warm_only) {
             xgpu__log("tune", XGPU_LOG_DEBUG,
                       "%s %s %s: only entries of other driver families fit %s: the built-in "
                       "default runs (they are warm starts for a tune)",

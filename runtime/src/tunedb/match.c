@@ -122,3 +122,16 @@ bool xgpu__tune_db_has_warm(const xgpu__tune_db *db, const xgpu__tune_key *key, 
     }
     return false;
 }
+
+bool xgpu__tune_db_has_outdated(const xgpu__tune_db *db, const xgpu__tune_key *key,
+                                const char *kernel, const char *dtype, const char *cls) {
+    for (size_t i = 0; i < db->n; i++) {
+        const xgpu__tune_record *r = &db->recs[i];
+        if (!strcmp(r->kernel, kernel) && !strcmp(r->dtype, dtype) && !strcmp(r->cls, cls) &&
+            r->best[0] && strcmp(r->key.source, key->source) != 0 &&
+            !strcmp(r->key.type, key->type) && xgpu__tune_same_device(&r->key, key)) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -258,6 +258,11 @@ long xgpu__tune_db_match(const xgpu__tune_db *db, const xgpu__tune_key *key, con
 /* Whether a verified record fits `key` only as a warm start. */
 bool xgpu__tune_db_has_warm(const xgpu__tune_db *db, const xgpu__tune_key *key, const char *kernel,
                             const char *dtype, const char *cls);
+/* Whether this device (same driver family and name) has a verified
+ * record made with another kernel source: a tune of an older or newer
+ * xgpu, which no lookup uses. */
+bool xgpu__tune_db_has_outdated(const xgpu__tune_db *db, const xgpu__tune_key *key,
+                                const char *kernel, const char *dtype, const char *cls);
 /* The level at which `rec` fits `key` (kernel, dtype and class aside). */
 xgpu__tune_level xgpu__tune_fit(const xgpu__tune_record *rec, const xgpu__tune_key *key);
 /* Every field of the keys is equal. */
@@ -286,6 +291,8 @@ typedef struct xgpu__tune_choice {
     bool shipped, stale;
     bool off;        /* the default because XGPU_TUNE=off */
     bool warm_only;  /* the default: entries of other driver families only */
+    bool outdated;   /* the default: this device's entries are of other
+                        kernel sources (another xgpu's tune) */
     bool auto_tuned; /* the entry was stored by XGPU_TUNE=auto */
     double rate;     /* the entry's measured rate, 0 for a default */
     char unit[12];
@@ -334,6 +341,11 @@ void xgpu__tune_memo_destroy(xgpu__tune_memo_set *set);
 
 /* The key of the context's device for a kernel. */
 void xgpu__tune_key_of(xgpu_context *ctx, xgpu__tune_kernel_id id, xgpu__tune_key *key);
+/* The hash a record's "source" holds for kernel `id` in this build: of
+ * the prelude, the fragment header and the kernel's source (the
+ * reductions share one), 16 hex digits. A record with another hash is
+ * never used. */
+const char *xgpu__tune_source_hash(xgpu__tune_kernel_id id);
 /* The parameters a library call uses: the databases' closest fit, else
  * the built-in default; remembered in `memo` (one lock and a short scan
  * after the first call; the databases are read for the first only). */

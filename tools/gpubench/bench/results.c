@@ -107,6 +107,8 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
                  c.origin == XGPU_TUNE_ORIGIN_OFF ? " (XGPU_TUNE=off)"
                  : c.fit == XGPU_TUNE_FIT_WARM_START
                      ? " (other drivers' entries: warm starts for a tune)"
+                 : c.fit == XGPU_TUNE_FIT_OUTDATED
+                     ? " (this device's entries are another xgpu's kernels: re-tune)"
                      : "");
     } else if (c.stale) {
         snprintf(what, sizeof what, "%s params (this device, stale: re-tune)", tuned);
