@@ -2,7 +2,8 @@
 # Installs the packages xgpu needs on Debian 12, Ubuntu 22.04 or 24.04,
 # skipping those already present. Uses sudo when not root.
 # Usage: scripts/install-deps.sh [--tests]
-# (without --tests: what the main job needs, CLBlast and clpeak included).
+# (without --tests: what the main job needs, CLBlast and clpeak included;
+# --tests adds what the suite needs to that).
 # A package the release does not have is left out with what it would have
 # added; only the build's own needs are an error.
 set -eu
@@ -42,9 +43,13 @@ if [ "${1:-}" = "--tests" ]; then
     # ROCm runtime, its hiprtc and hipcc. The fuzzers need clang and its
     # libFuzzer runtime. The telemetry tests load the distribution's ROCm
     # SMI for real. oclgrind checks every library kernel for data races
-    # and uninitialised values (ctest -L oclgrind).
+    # and uninitialised values (ctest -L oclgrind). Python runs the test of
+    # scripts/tune-ship.py.
     required="$required libcmocka-dev"
-    pkgs="$pkgs libcmocka-dev $rocm librocm-smi64-1 valgrind clang $clang_rt oclgrind"
+    # gpubench's tests run its CLBlast and clpeak peers too (gpubench check
+    # needs the vendor GEMM's figure).
+    pkgs="$pkgs libcmocka-dev $rocm librocm-smi64-1 valgrind clang $clang_rt oclgrind python3"
+    pkgs="$pkgs libclblast-dev clpeak"
 else
     # gpubench compares with CLBlast and clpeak.
     pkgs="$pkgs libclblast-dev clpeak"
@@ -60,6 +65,7 @@ adds() {
     librocm-smi64-1) echo "ROCm SMI, which the telemetry test loads for real and skips without" ;;
     valgrind) echo "CI's valgrind step" ;;
     oclgrind) echo "oclgrind, for tests/oclgrind, which skips without it" ;;
+    python3) echo "Python, for the test of scripts/tune-ship.py, which skips without it" ;;
     libclblast-dev) echo "CLBlast, gpubench's OpenCL GEMM peer" ;;
     clpeak) echo "gpubench's reference bandwidth row" ;;
     libopenblas-dev) echo "gpubench's host GEMM baseline" ;;

@@ -555,6 +555,56 @@ static void shipped_entries_parse(void **state) {
     xgpu__tune_db_free(&db);
 }
 
+/* Every shipped record can be used by the build it ships with: its
+ * kernel's source hash is this build's (any change under kernels/, or to
+ * the prelude, makes the old entries dead weight that no lookup takes),
+ * the search was complete, and its winner parses and was verified.
+ * Fails naming each record that is not, and what to do. */
+static void shipped_entries_match_these_kernels(void **state) {
+    (void)state;
+    xgpu__tune_db db;
+    char why[300] = "";
+    assert_true(xgpu__tune_db_parse(xgpu__tune_shipped, strlen(xgpu__tune_shipped), true, &db, why,
+                                    sizeof why));
+    size_t bad = 0;
+    for (size_t i = 0; i < db.n; i++) {
+        const xgpu__tune_record *r = &db.recs[i];
+        int id = xgpu__tune_kernel_find(r->kernel);
+        char problem[200] = "";
+        xgpu__tune_values v;
+        bool verified = false;
+        for (size_t t = 0; t < r->ntried; t++) {
+            verified |= !strcmp(r->tried[t].params, r->best) && !strcmp(r->tried[t].status, "ok");
+        }
+        if (id < 0 || xgpu__tune_class_find(r->cls) < 0) {
+            snprintf(problem, sizeof problem, "unknown kernel or class");
+        } else if (strcmp(r->key.source, xgpu__tune_source_hash((xgpu__tune_kernel_id)id)) != 0) {
+            snprintf(problem, sizeof problem,
+                     "made with kernel source %s, this build's is %s: never used", r->key.source,
+                     xgpu__tune_source_hash((xgpu__tune_kernel_id)id));
+        } else if (!r->complete) {
+            snprintf(problem, sizeof problem, "an incomplete search");
+        } else if (!xgpu__tune_parse((xgpu__tune_kernel_id)id, r->best, &v, why, sizeof why)) {
+            snprintf(problem, sizeof problem, "best '%s' does not parse: %s", r->best, why);
+        } else if (!verified) {
+            snprintf(problem, sizeof problem, "best '%s' is not among its verified candidates",
+                     r->best);
+        }
+        if (problem[0]) {
+            print_message("runtime/tune/shipped.json record %zu (%s %s %s, %s): %s\n", i + 1,
+                          r->kernel, r->dtype, r->cls, r->key.device, problem);
+            bad++;
+        }
+    }
+    xgpu__tune_db_free(&db);
+    if (bad) {
+        fail_msg("%zu shipped record(s) cannot be used: re-tune the device and merge the records "
+                 "with scripts/tune-ship.py (runtime/tune/README.md), which drops records made "
+                 "with other kernel sources, or delete them",
+                 bad);
+    }
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "%s/xgpu-tune-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -577,6 +627,7 @@ int main(void) {
         cmocka_unit_test(version_change),
         cmocka_unit_test(concurrent_writers),
         cmocka_unit_test(shipped_entries_parse),
+        cmocka_unit_test(shipped_entries_match_these_kernels),
         cmocka_unit_test(nothing_is_lost),
         cmocka_unit_test(a_failure_outlives_a_merge),
     };
