@@ -570,7 +570,7 @@ static void shipped_entries_match_these_kernels(void **state) {
     for (size_t i = 0; i < db.n; i++) {
         const xgpu__tune_record *r = &db.recs[i];
         int id = xgpu__tune_kernel_find(r->kernel);
-        char problem[200] = "";
+        char problem[600] = "";
         xgpu__tune_values v;
         bool verified = false;
         for (size_t t = 0; t < r->ntried; t++) {
@@ -585,9 +585,9 @@ static void shipped_entries_match_these_kernels(void **state) {
         } else if (!r->complete) {
             snprintf(problem, sizeof problem, "an incomplete search");
         } else if (!xgpu__tune_parse((xgpu__tune_kernel_id)id, r->best, &v, why, sizeof why)) {
-            snprintf(problem, sizeof problem, "best '%s' does not parse: %s", r->best, why);
+            snprintf(problem, sizeof problem, "best '%.128s' does not parse: %.300s", r->best, why);
         } else if (!verified) {
-            snprintf(problem, sizeof problem, "best '%s' is not among its verified candidates",
+            snprintf(problem, sizeof problem, "best '%.128s' is not among its verified candidates",
                      r->best);
         }
         if (problem[0]) {
