@@ -25,17 +25,56 @@
 # per kernel, dtype and class of the short gpubench tune, default 6; its
 # tune.json lands beside the log), GPU_CHECK_CMAKE_ARGS
 # (extra configure arguments, e.g. -DXGPU_BACKEND_OPENCL=OFF),
-# GPU_CHECK_NO_CMOCKA=1 (build as if CMocka were absent).
-# Exit status: 0 all passed, 1 a check failed, 2 the build failed, 3 the
-# device was not found (its checks say SKIP).
+# GPU_CHECK_NO_CMOCKA=1 (build as if CMocka were absent),
+# GPU_CHECK_BUDGET_S (seconds for the whole run, build included: a check
+# starts only while time is left, and is stopped when it runs out; the
+# checks it could not run say SKIP, and the report is still made),
+# GPU_CHECK_BUILT=1 (use the binaries already in the build folder: no
+# configure, no build), GPU_CHECK_SKIP (check names to leave out, comma-
+# separated shell patterns, e.g. 'conformance.*,library.tune').
+# The checks run in this order: correctness (conformance, library,
+# examples), gpubench beside the vendor libraries, the tune and the tuned
+# rows, the autotuner's own test, the sweeps; then the report. The summary
+# table is rewritten to gpu-check-summary.txt beside the log after every
+# check, so a run that is killed still leaves it.
+# Exit status: 0 all passed, 1 a check failed, 2 a setting is wrong or the
+# build failed, 3 the device was not found (its checks say SKIP), 4 all
+# that ran passed but the time budget left checks out.
 set -u
+t_start=$(date +%s)
 sel=${1:-cuda:0}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The time settings, checked before anything is built.
+budget=${GPU_CHECK_BUDGET_S:-}
+case $budget in
+'' | *[!0-9]*)
+    if [ -n "$budget" ]; then
+        echo "gpu-check: GPU_CHECK_BUDGET_S '$budget' is not a whole number of seconds"
+        exit 2
+    fi
+    ;;
+esac
+limit=${GPU_CHECK_TIMEOUT:-300}
+case $limit in
+'' | *[!0-9]* | 0)
+    echo "gpu-check: GPU_CHECK_TIMEOUT '$limit' is not a positive whole number of seconds"
+    exit 2
+    ;;
+esac
 build=${GPU_CHECK_BUILD:-$root/build-gpu}
 logdir=${OUT:-$build}
 mkdir -p "$build" "$logdir"
 log=$logdir/gpu-check.log
 : >"$log"
+# This run's results only: a check that does not run this time must not
+# leave an earlier run's file to the report. Only the files this script
+# writes are removed (tune.json stays: a tune goes on from it); other files
+# in $OUT are left alone.
+for f in gemm gemm-batched memory check check-run fleet tuned report; do
+    rm -f "$logdir/gpubench-$f.json"
+done
+rm -f "$logdir/gpubench-report.md" "$logdir/gpubench-report.html" "$logdir/watch.jsonl" \
+    "$logdir/gemm-sweep.csv" "$build/sweep.txt" "$build/reduce-sweep.txt"
 
 # What a machine without package access may lack: CMocka (the tests are
 # then not built, and their rows say SKIP), cJSON (gpubench), make (ninja
@@ -115,48 +154,127 @@ if [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd;
     fi
 fi
 
-echo "== build" | tee -a "$log"
-if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" &&
-       cmake --build "$build" -j "$(nproc)"; } >>"$log" 2>&1; then
-    tail -30 "$log"
-    echo "gpu-check: build failed (log: $log)"
-    exit 2
+if [ -n "${GPU_CHECK_BUILT:-}" ]; then
+    echo "== build: skipped (GPU_CHECK_BUILT): the binaries in $build" | tee -a "$log"
+    if [ ! -x "$build/bin/gpuinfo" ]; then
+        echo "gpu-check: GPU_CHECK_BUILT is set but $build/bin/gpuinfo does not exist: build first, or unset it"
+        exit 2
+    fi
+else
+    echo "== build" | tee -a "$log"
+    if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" &&
+           cmake --build "$build" -j "$(nproc)"; } >>"$log" 2>&1; then
+        tail -30 "$log"
+        echo "gpu-check: build failed (log: $log)"
+        exit 2
+    fi
 fi
+echo "== built in $(($(date +%s) - t_start)) s" >>"$log"
 
+summary=$logdir/gpu-check-summary.txt
 rows=()
 failed=0
+over_budget=0
+# Seconds of the budget left (a large number without a budget).
+time_left() {
+    if [ -z "$budget" ]; then
+        echo 1000000
+    else
+        echo $((budget - ($(date +%s) - t_start)))
+    fi
+}
+# The table so far, for a run that is stopped before its end.
+write_summary() {
+    {
+        printf '%-24s %-5s %8s  %s\n' check result time detail
+        printf '%s\n' "${rows[@]}"
+    } >"$summary"
+}
+skip_row() {
+    rows+=("$(printf '%-24s %-5s %7s   %s' "$1" SKIP - "$2")")
+    echo "== $1: SKIP: $2" >>"$log"
+    write_summary
+}
+# Whether a check is left out by GPU_CHECK_SKIP.
+skipped_by_request() {
+    local pat pats=()
+    # Split on commas only: the patterns are matched below, never expanded
+    # against file names here.
+    IFS=, read -r -a pats <<<"${GPU_CHECK_SKIP:-}"
+    for pat in "${pats[@]}"; do
+        # shellcheck disable=SC2053
+        if [ -n "$pat" ] && [[ $1 == $pat ]]; then
+            return 0
+        fi
+    done
+    return 1
+}
+# Whether a check may start: not left out, and time left in the budget.
+may_run() {
+    if skipped_by_request "$1"; then
+        skip_row "$1" "left out (GPU_CHECK_SKIP)"
+        return 1
+    fi
+    if [ "$(time_left)" -le 0 ]; then
+        over_budget=1
+        skip_row "$1" "no time left (GPU_CHECK_BUDGET_S=$budget)"
+        return 1
+    fi
+    return 0
+}
 check() {
     local name=$1
     shift
     local t0 t1 out rc
     if [ ! -x "$1" ]; then
-        rows+=("$(printf '%-24s %-5s %7s   %s' "$name" SKIP - "not built in this configuration")")
-        echo "== $name: SKIP: $1 was not built" >>"$log"
+        skip_row "$name" "not built in this configuration"
         return
     fi
+    may_run "$name" || return
+    # A hang must not eat the machine's time: each check has a limit, and
+    # none runs past the budget.
+    local cap=$limit cut=""
+    local left
+    left=$(time_left)
+    if [ "$left" -lt "$cap" ]; then
+        cap=$left
+        cut=1
+    fi
     t0=$(date +%s.%N)
-    # A hang must not eat the machine's time: each check has a limit.
-    out=$(timeout "${GPU_CHECK_TIMEOUT:-300}" "$@" 2>&1)
+    out=$(timeout "$cap" "$@" 2>&1)
     rc=$?
     t1=$(date +%s.%N)
     { echo "== $name: $*"; echo "$out"; echo "(exit $rc)"; } >>"$log"
     local result=PASS
-    if [ "$rc" -eq 124 ]; then
+    if [ "$rc" -eq 124 ] && [ -n "$cut" ]; then
+        result=SKIP
+        over_budget=1
+        out="$out
+stopped after $cap s: the time budget (GPU_CHECK_BUDGET_S=$budget) ran out"
+    elif [ "$rc" -eq 124 ]; then
         result=FAIL
         failed=1
         out="$out
-timed out after ${GPU_CHECK_TIMEOUT:-300} s"
+timed out after $cap s"
     elif [ "$rc" -eq 77 ] || { [ "$rc" -eq 1 ] && [ -n "${no_device_ok:-}" ]; }; then
         result=SKIP
+    elif [ "$rc" -eq 1 ] && [ "$name" = gpubench.check ] &&
+        echo "$out" | grep -qE "^gpubench check: [0-9]+ devices?: [0-9]+ UNKNOWN$"; then
+        # Every verdict UNKNOWN: the model has no reference (a CPU, a card
+        # not in the table). Its figures are in the log, not judged.
+        result=SKIP
+        out="$out
+UNKNOWN: no reference for this model: its figures are shown, not judged"
     elif [ "$rc" -ne 0 ]; then
         result=FAIL
         failed=1
     fi
     local detail
-    detail=$(echo "$out" | grep -E "verified|verification|FAILED|PASSED|skipped|passed|error" | tail -1)
+    detail=$(echo "$out" | grep -E "verified|verification|FAILED|PASSED|skipped|passed|error|timed out after|stopped after|UNKNOWN: |^gpubench check: [0-9]+ dev" | tail -1)
     detail=${detail##*): }
     rows+=("$(awk -v n="$name" -v r="$result" -v a="$t0" -v b="$t1" -v d="${detail:0:70}" \
               'BEGIN { printf "%-24s %-5s %7.2fs  %s", n, r, b - a, d }')")
+    write_summary
 }
 
 # With the vendor's OpenCL registered above, the suite runs on both paths
@@ -183,9 +301,9 @@ check cuda.compile.nvrtc "$build/bin/test_cuda_compile"
 if [ -n "$no_device" ]; then
     check() {
         if [ -x "$2" ]; then
-            rows+=("$(printf '%-24s %-5s %7s   %s' "$1" SKIP - "no device $sel")")
+            skip_row "$1" "no device $sel"
         else
-            rows+=("$(printf '%-24s %-5s %7s   %s' "$1" SKIP - "not built in this configuration")")
+            skip_row "$1" "not built in this configuration"
         fi
     }
 fi
@@ -214,8 +332,9 @@ check gpubench.gemm.batched "$build/bin/gpubench" -d "$sel" -b gemm --dtype bf16
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
 # The verdict: gpubench check's short set with health and telemetry, its
-# result file and its verdicts kept (a device that is not OK fails here:
-# the log says why). Its figures become the model's measured reference.
+# result file and its verdicts kept (a device that is SLOW or worse fails
+# here, the log says why; one whose model has no reference, every verdict
+# UNKNOWN, says SKIP). Its figures become the model's measured reference.
 check gpubench.check "$build/bin/gpubench" check -d "$bsel" \
     --save "$logdir/gpubench-check-run.json" --json "$logdir/gpubench-check.json"
 # The fleet features on this node: every device of the backend at once,
@@ -233,47 +352,107 @@ if [ "${sel%%:*}" = cuda ]; then
         "$build/bin/gpubench" -d "$sel" -b gemm,reduce,stream --size 256
     rm -rf "$build/cache-nonvrtc"
 fi
+# The tuner: a short tune of the device (GPU_CHECK_TUNE seconds per kernel,
+# dtype and class, default 6) into tune.json beside the log (to ship with
+# scripts/tune-ship.py), then GEMM and the sums again with the tuned
+# parameters, to set beside the rows above.
+if [ -z "$no_device" ]; then
+    check gpubench.tune /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" tune \
+        -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "${GPU_CHECK_TUNE:-6}"
+    check gpubench.tuned /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
+        -d "$sel" -b gemm,reduce --dtype f32,f64 --size "${GPU_CHECK_GEMM_N:-4096}" \
+        --json "$logdir/gpubench-tuned.json"
+    # The bf16 GEMM's fragment kernel, briefly (3 s a class), into the same
+    # tune.json.
+    check gpubench.tune.bf16 /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
+        tune -d "$sel" -k gemm --dtype bf16 --time 3
+fi
+# The autotuner's own test (a database of its own).
+check library.tune /usr/bin/env XGPU_TUNE_DB="$build/tune-test.json" "$build/bin/test_tune"
+# Tuning sweeps, on request: XGPU_GEMM_PARAMS for f32 GEMM (a table and
+# gemm-sweep.csv), and XGPU_REDUCE_UNROLL for the f32 sum. Each stops
+# where the budget runs out; what it measured by then is kept.
+if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
+    if may_run gemm.sweep; then
+        t0=$(date +%s)
+        left=$(time_left)
+        GEMM_SWEEP_GPUBENCH=$build/bin/gpubench GEMM_SWEEP_CSV=$logdir/gemm-sweep.csv \
+            timeout "$((left < limit * 4 ? left : limit * 4))" \
+            bash "$root/scripts/gemm-sweep.sh" "$sel" "${GPU_CHECK_GEMM_N:-4096}" \
+            >"$build/sweep.txt" 2>&1
+        rc=$?
+        cat "$build/sweep.txt" >>"$log"
+        if [ "$rc" -eq 0 ]; then
+            rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep PASS $(($(date +%s) - t0)) \
+                "$(($(wc -l <"$logdir/gemm-sweep.csv") - 1)) settings in gemm-sweep.csv")")
+        elif [ "$rc" -eq 124 ]; then
+            over_budget=1
+            rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep SKIP $(($(date +%s) - t0)) \
+                "stopped at the time limit; the settings it ran are in gemm-sweep.csv")")
+        else
+            failed=1
+            rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep FAIL $(($(date +%s) - t0)) \
+                "$(tail -1 "$build/sweep.txt" | cut -c1-70)")")
+        fi
+        write_summary
+    fi
+    if may_run reduce.sweep; then
+        t0=$(date +%s)
+        cut_short=""
+        {
+            echo "== reduce sweep: XGPU_REDUCE_UNROLL, f32 sum of ${GPU_CHECK_MIB:-1024} MiB"
+            for u in 1 2 4 8 16; do
+                left=$(time_left)
+                if [ "$left" -le 0 ]; then
+                    echo "unroll $u and above: not run, the time budget ran out"
+                    cut_short=1
+                    break
+                fi
+                XGPU_REDUCE_UNROLL=$u timeout "$((left < limit ? left : limit))" \
+                    "$build/bin/gpubench" -d "$sel" -b reduce \
+                    --dtype f32 --size "${GPU_CHECK_MIB:-1024}" 2>&1 |
+                    grep -E "^reduce +xgpu" | sed "s/^/unroll $u: /"
+                if [ "${PIPESTATUS[0]}" -eq 124 ]; then
+                    echo "unroll $u: stopped at the time limit"
+                    if [ "$left" -lt "$limit" ]; then
+                        cut_short=1
+                        break
+                    fi
+                fi
+            done
+        } >"$build/reduce-sweep.txt" 2>&1
+        cat "$build/reduce-sweep.txt" >>"$log"
+        n_rows=$(grep -oE "^unroll [0-9]+: reduce" "$build/reduce-sweep.txt" | sort -u | wc -l)
+        result=PASS
+        why=""
+        if [ -n "$cut_short" ]; then
+            result=SKIP
+            over_budget=1
+            why="; the time budget ran out"
+        elif [ "$n_rows" -eq 0 ]; then
+            result=FAIL
+            failed=1
+        fi
+        rows+=("$(printf '%-24s %-5s %7ss  %s' reduce.sweep "$result" $(($(date +%s) - t0)) \
+            "$n_rows of 5 unroll settings measured$why")")
+        write_summary
+    fi
+fi
+# The report of every result file so far, made even when the budget ran
+# out (it takes a second).
 reports=()
 for f in "$logdir/gpubench-gemm.json" "$logdir/gpubench-gemm-batched.json" \
-    "$logdir/gpubench-memory.json" \
+    "$logdir/gpubench-memory.json" "$logdir/gpubench-tuned.json" \
     "$logdir/gpubench-fleet.json" "$logdir/gpubench-check-run.json"; do
     if [ -s "$f" ]; then
         reports+=("$f")
     fi
 done
 if [ "${#reports[@]}" -gt 0 ]; then
+    budget_saved=$budget
+    budget=""
     check gpubench.report "$build/bin/gpubench" report -o "$logdir/gpubench-report" "${reports[@]}"
-fi
-# The autotuner: its tests, then a short tune of the device (GPU_CHECK_TUNE
-# seconds per kernel, dtype and class, default 6) into tune.json beside the
-# log (to ship with scripts/tune-ship.py), then GEMM and the sums again
-# with the tuned parameters, to set beside the rows above.
-check library.tune /usr/bin/env XGPU_TUNE_DB="$build/tune-test.json" "$build/bin/test_tune"
-if [ -z "$no_device" ]; then
-    check gpubench.tune /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" tune \
-        -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "${GPU_CHECK_TUNE:-6}"
-    # The bf16 GEMM's fragment kernel, briefly (3 s a class), into the same
-    # tune.json.
-    check gpubench.tune.bf16 /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
-        tune -d "$sel" -k gemm --dtype bf16 --time 3
-    check gpubench.tuned /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
-        -d "$sel" -b gemm,reduce --dtype f32,f64 --size "${GPU_CHECK_GEMM_N:-4096}" \
-        --json "$logdir/gpubench-tuned.json"
-fi
-# Tuning sweeps, on request: XGPU_GEMM_PARAMS for f32 GEMM (a table and
-# gemm-sweep.csv), and XGPU_REDUCE_UNROLL for the f32 sum.
-if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
-    GEMM_SWEEP_GPUBENCH=$build/bin/gpubench GEMM_SWEEP_CSV=$logdir/gemm-sweep.csv \
-        bash "$root/scripts/gemm-sweep.sh" "$sel" "${GPU_CHECK_GEMM_N:-4096}" >"$build/sweep.txt" 2>&1
-    cat "$build/sweep.txt" >>"$log"
-    {
-        echo "== reduce sweep: XGPU_REDUCE_UNROLL, f32 sum of ${GPU_CHECK_MIB:-1024} MiB"
-        for u in 1 2 4 8 16; do
-            XGPU_REDUCE_UNROLL=$u "$build/bin/gpubench" -d "$sel" -b reduce --dtype f32 \
-                --size "${GPU_CHECK_MIB:-1024}" 2>&1 | grep -E "^reduce +xgpu" | sed "s/^/unroll $u: /"
-        done
-    } >"$build/reduce-sweep.txt" 2>&1
-    cat "$build/reduce-sweep.txt" >>"$log"
+    budget=$budget_saved
 fi
 # The clocks again, now that the GPU has worked.
 if command -v nvidia-smi >/dev/null 2>&1; then
@@ -282,24 +461,35 @@ if command -v nvidia-smi >/dev/null 2>&1; then
     } >>"$log"
 fi
 
+# The summary: the table, then gpubench's rows and the sweeps' tables; on
+# the terminal and in gpu-check-summary.txt.
+{
+    echo "xgpu gpu-check on $sel ($(($(date +%s) - t_start)) s${budget:+ of a $budget s budget})"
+    "$build/bin/gpuinfo" 2>/dev/null | grep -E "^[0-9]" | sed 's/^/  /'
+    printf '%-24s %-5s %8s  %s\n' check result time detail
+    printf '%s\n' "${rows[@]}"
+    echo
+    grep -E "^(gemm|reduce|stream|transfer|launch) " "$log" || true
+    for f in "$build/sweep.txt" "$build/reduce-sweep.txt"; do
+        if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -s "$f" ]; then
+            echo
+            cat "$f"
+        fi
+    done
+} >"$summary"
 echo
-echo "xgpu gpu-check on $sel"
-"$build/bin/gpuinfo" 2>/dev/null | grep -E "^[0-9]" | sed 's/^/  /'
-printf '%-24s %-5s %8s  %s\n' check result time detail
-for r in "${rows[@]}"; do
-    echo "$r"
-done
-echo
-grep -E "^(gemm|reduce|stream|transfer|launch) " "$log" || true
-for f in "$build/sweep.txt" "$build/reduce-sweep.txt"; do
-    if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -s "$f" ]; then
-        echo
-        cat "$f"
-    fi
-done
+cat "$summary"
 echo "full log: $log"
+echo "summary: $summary"
 if [ -n "$no_device" ]; then
     echo "gpu-check: device $sel not found: $no_device"
     exit 3
 fi
-exit $failed
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+if [ "$over_budget" -ne 0 ]; then
+    echo "gpu-check: the time budget (GPU_CHECK_BUDGET_S=$budget) left checks out: their rows say SKIP"
+    exit 4
+fi
+exit 0
