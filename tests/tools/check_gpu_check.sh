@@ -3,7 +3,7 @@
 # this machine's OpenCL device (pocl in CI): settings that are not numbers
 # are refused before anything runs; a device that does not exist gives
 # exit 3 and SKIP rows; a budget of 0 runs nothing, says why in every row
-# and exits 4; a short real run (the heavy checks left out by
+# and exits 4; a check that outlasts the budget is stopped and says so; a short real run (the heavy checks left out by
 # GPU_CHECK_SKIP) passes, writes gpubench's JSON, the report and the
 # summary, and a device without a reference model says SKIP at
 # gpubench.check rather than failing the run.
@@ -58,6 +58,14 @@ has budget_zero/gpu-check-summary.txt "^gpubench.gemm +SKIP +- +no time left"
 if grep -qE " (PASS|FAIL) " "$dir/budget_zero/gpu-check-summary.txt"; then
     no "budget_zero: a check ran with no time left"
 fi
+
+# A check that outlasts the budget is stopped, says so, and the run exits 4
+# (the batched GEMM takes tens of seconds on a CPU device; nothing else
+# runs).
+run cut 4 GPU_CHECK_BUDGET_S=8 GPU_CHECK_SKIP='gpuinfo*,cuda.*,conformance.*,library.*,vector_add,saxpy,gpubench.gemm,gpubench.memory,gpubench.check,gpubench.fleet,gpubench.tune*,gpubench.report' \
+    GPU_CHECK_GEMM_N=64
+has cut/gpu-check-summary.txt "^gpubench.gemm.batched +SKIP .*stopped after [0-9]+ s: the time budget"
+has cut.out "^xgpu gpu-check on opencl:0 \([0-9]+ s of a 8 s budget\)"
 
 # A short real run: the lighter checks only (the suite, the tuner, the
 # batched GEMM and the memory benchmarks, whose clpeak peer takes seconds,
