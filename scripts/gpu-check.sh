@@ -103,12 +103,10 @@ fi
 extra+=("-DXGPU_BUILD_TESTS=$tests")
 # shellcheck disable=SC2206
 extra+=(${GPU_CHECK_CMAKE_ARGS:-})
-if command -v ninja >/dev/null 2>&1; then
+# Ninja for a new build folder; one configured before keeps its generator
+# (cmake refuses another, and the folder is never emptied here).
+if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/CMakeCache.txt" ]; then
     extra+=(-G Ninja)
-    # A build folder made by another generator cannot be reused.
-    if [ -f "$build/CMakeCache.txt" ] && ! grep -q "CMAKE_GENERATOR:INTERNAL=Ninja" "$build/CMakeCache.txt"; then
-        rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
-    fi
 fi
 # The machine, for the record: driver, clocks as the driver reports them,
 # toolkit. Nothing here changes a setting.

@@ -36,6 +36,10 @@ if ! "$build/bin/gpuinfo" -d opencl:0 >/dev/null 2>&1; then
     exit 77
 fi
 
+# The build folder is used, never emptied: its CMake cache stays.
+had_cache=""
+[ -f "$build/CMakeCache.txt" ] && had_cache=1
+
 sel=opencl:0
 run budget_word 2 GPU_CHECK_BUDGET_S=ten
 has budget_word.out "GPU_CHECK_BUDGET_S 'ten' is not a whole number"
@@ -95,6 +99,10 @@ for f in gpubench-gemm.json gpubench-check-run.json gpubench-report.md gpubench-
 done
 has short/gpubench-report.md "opencl:0"
 [ -e "$dir/short/gpubench-memory.json" ] && no "short: a check left out wrote its file"
+
+if [ -n "$had_cache" ] && [ ! -f "$build/CMakeCache.txt" ]; then
+    no "gpu-check removed the build folder's CMakeCache.txt"
+fi
 
 [ "$fail" -eq 0 ] && echo "gpu-check: all cases as expected"
 exit "$fail"
