@@ -159,6 +159,90 @@ static void report_straggler_needs_two_devices(void **state) {
     cJSON_Delete(j);
 }
 
+/* The devices of a straggler group of case 0 (GEMM), and its one straggler's
+ * "device", or NULL. */
+static const char *only_straggler(const cJSON *j, int *devices) {
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "groups"), 0);
+    assert_non_null(g);
+    *devices = (int)get_num(g, "devices");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "stragglers");
+    if (cJSON_GetArraySize(list) > 1) {
+        char *text = cJSON_Print(list);
+        fail_msg("at most one straggler expected:\n%s", text);
+    }
+    const cJSON *s = cJSON_GetArrayItem(list, 0);
+    return s ? get_str(s, "device") : NULL;
+}
+
+/* One device in several files (runs without a rank: gpu-check's before and
+ * after a tune, a fleet run beside a single one) is one device, judged by
+ * its best figure: alone it is no straggler, however its runs differ; a
+ * slower second run does not make it one; a device whose best run is 15%
+ * below the others' still is. */
+static void one_device_in_two_files_is_one_device(void **state) {
+    (void)state;
+    double slower[1] = {0.7}, slow[1] = {0.8}, slow_best[1] = {0.85}, less[1] = {0.6};
+    device d = {.host = "box",
+                .name = "NVIDIA H100 80GB HBM3",
+                .arch = "sm_90",
+                .rank = -1,
+                .ncases = 1,
+                .throttled_case = -1};
+    d.uuid = "GPU-a";
+    write_device("gbr-one-a1.json", &d);
+    d.factor = slower;
+    write_device("gbr-one-a2.json", &d);
+    d.uuid = "GPU-b";
+    d.index = 1;
+    d.factor = NULL;
+    write_device("gbr-one-b.json", &d);
+    d.uuid = "GPU-c";
+    d.index = 2;
+    d.factor = slow;
+    write_device("gbr-one-c1.json", &d);
+    d.factor = slow_best;
+    write_device("gbr-one-c2.json", &d);
+    free(report("gbr-one",
+                "gbr-one-a1.json gbr-one-a2.json gbr-one-b.json gbr-one-c1.json "
+                "gbr-one-c2.json",
+                0));
+    cJSON *j = read_json("gbr-one.json");
+    int devices = 0;
+    const char *who = only_straggler(j, &devices);
+    assert_int_equal(devices, 3);
+    assert_non_null(who);
+    assert_string_equal(who, "cuda:2");
+    const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "stragglers"), 0);
+    double base = case_base(0);
+    assert_float_equal(get_num(s, "rate"), 0.85 * base, 1e-9 * base);
+    assert_float_equal(get_num(s, "median"), base, 1e-9 * base);
+    assert_float_equal(get_num(s, "gap_pct"), 15.0, 1e-6);
+    cJSON_Delete(j);
+
+    /* Alone, in two runs 40% apart. */
+    device solo = {.host = "solo",
+                   .uuid = "GPU-s",
+                   .name = "NVIDIA H200",
+                   .arch = "sm_90",
+                   .rank = -1,
+                   .ncases = 1,
+                   .throttled_case = -1};
+    write_device("gbr-alone1.json", &solo);
+    solo.factor = less;
+    write_device("gbr-alone2.json", &solo);
+    free(report("gbr-alone", "gbr-alone1.json gbr-alone2.json", 0));
+    j = read_json("gbr-alone.json");
+    assert_null(only_straggler(j, &devices));
+    assert_int_equal(devices, 1);
+    cJSON_Delete(j);
+    char *md = xt_read_file("gbr-alone.md", NULL);
+    assert_non_null(md);
+    if (strstr(md, "## Stragglers") || strstr(md, "straggling")) {
+        fail_msg("a device alone is listed as a straggler:\n%s", md);
+    }
+    free(md);
+}
+
 /* A row whose telemetry says throttled is listed, with its reason, before
  * the models and the spread; the checks that found nothing are one line
  * above it, not sections of their own. */
@@ -458,6 +542,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(report_finds_stragglers),
         cmocka_unit_test(report_straggler_needs_two_devices),
+        cmocka_unit_test(one_device_in_two_files_is_one_device),
         cmocka_unit_test(report_lists_throttled_rows_first),
         cmocka_unit_test(report_skips_what_it_cannot_merge),
         cmocka_unit_test(report_p2p_matrix),

@@ -47,7 +47,8 @@ static void stragglers(FILE *f, const gb_summary *s) {
     }
     fprintf(f,
             "<h2>Stragglers</h2>\n<p class=\"note\">Devices more than %.0f%% worse than the median "
-            "of identical devices (same name and architecture) on a benchmark case.</p>\n",
+            "of identical devices (same name and architecture) on a benchmark case; a device in "
+            "several files counts once, with its best figure.</p>\n",
             GB_STRAGGLER_PCT);
     fprintf(f, "<p>%zu device(s) on %zu case(s).</p>\n", s->nstraggling, s->nstragglers);
     th(f, "host,rank,device,uuid,model,arch,cases,worst case,worst gap");

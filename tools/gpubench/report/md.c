@@ -44,7 +44,8 @@ static void stragglers(FILE *f, const gb_summary *s) {
     }
     fprintf(f,
             "## Stragglers\n\nDevices more than %.0f%% worse than the median of identical "
-            "devices (same name and architecture) on a benchmark case.\n\n",
+            "devices (same name and architecture) on a benchmark case; a device in several files "
+            "counts once, with its best figure.\n\n",
             GB_STRAGGLER_PCT);
     fprintf(f,
             "%zu device(s) on %zu case(s).\n\n| host | rank | device | uuid | model | cases | "

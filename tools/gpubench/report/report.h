@@ -28,9 +28,9 @@ typedef struct gb_skip {
 typedef struct gb_group {
     const gb_row *key;       /* a row of the group: its model and case */
     size_t begin, end;       /* its rows in gb_summary.order */
-    size_t n;                /* rows with a usable figure (finite, >= 0, verified) */
-    size_t left_out;         /* rows without one: not run, not verified, not finite */
-    double min, median, max; /* of the usable figures; -1 when n == 0 */
+    size_t n;                /* devices with a usable figure (finite, >= 0, verified) */
+    size_t left_out;         /* devices without one: not run, not verified, not finite */
+    double min, median, max; /* of each device's best usable figure; -1 when n == 0 */
     bool lower_better;       /* a time ("us"): lower is better */
 } gb_group;
 

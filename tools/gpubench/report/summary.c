@@ -134,17 +134,43 @@ static int by_straggler_device_cmp(const void *pa, const void *pb) {
     return c ? c : (a < b ? -1 : a > b);
 }
 
-/* The group's spread over its usable figures, in `scratch` (room for the
- * group's rows). */
-static void group_stats(gb_group *g, const gb_row **order, double *scratch) {
-    g->n = 0;
-    for (size_t i = g->begin; i < g->end; i++) {
-        if (gb_row_usable(order[i])) {
-            scratch[g->n++] = order[i]->rate;
+/* Whether `a` is a better figure than `b` in the group's unit. */
+static bool better(const gb_group *g, double a, double b) {
+    return g->lower_better ? a < b : a > b;
+}
+
+/* One device's rows of a group begin at order[i] (a device's rows are
+ * adjacent: order_cmp sorts by device within a case). Returns its best
+ * usable row, or NULL when none is usable, and where the next device's
+ * rows begin. One device measured in several files (gpu-check's runs
+ * before and after a tune, a fleet run beside a single one) is one
+ * device, judged by its best figure. */
+static const gb_row *device_best(const gb_group *g, const gb_row **order, size_t i, size_t *next) {
+    const gb_row *best = NULL;
+    size_t j = i;
+    for (; j < g->end && gb_row_device_cmp(order[j], order[i]) == 0; j++) {
+        if (gb_row_usable(order[j]) && (!best || better(g, order[j]->rate, best->rate))) {
+            best = order[j];
         }
     }
-    g->left_out = g->end - g->begin - g->n;
+    *next = j;
+    return best;
+}
+
+/* The group's spread over its devices' best figures, in `scratch` (room
+ * for the group's rows). */
+static void group_stats(gb_group *g, const gb_row **order, double *scratch) {
+    g->n = 0;
+    g->left_out = 0;
     g->lower_better = !strcmp(g->key->unit, "us");
+    for (size_t i = g->begin, next; i < g->end; i = next) {
+        const gb_row *best = device_best(g, order, i, &next);
+        if (best) {
+            scratch[g->n++] = best->rate;
+        } else {
+            g->left_out++;
+        }
+    }
     if (!g->n) {
         g->min = g->median = g->max = -1;
         return;
@@ -172,9 +198,9 @@ static int find_stragglers(gb_summary *s) {
         if (g->n < 2) {
             continue; /* no identical device to compare with */
         }
-        for (size_t i = g->begin; i < g->end; i++) {
-            const gb_row *r = s->order[i];
-            double gap = gb_row_usable(r) ? gap_pct(g, r->rate) : 0;
+        for (size_t i = g->begin, next; i < g->end; i = next) {
+            const gb_row *r = device_best(g, s->order, i, &next);
+            double gap = r ? gap_pct(g, r->rate) : 0;
             if (!(gap > GB_STRAGGLER_PCT) || !isfinite(gap)) {
                 continue;
             }
