@@ -243,6 +243,50 @@ static void one_device_in_two_files_is_one_device(void **state) {
     free(md);
 }
 
+/* The bar charts: each model's name once, on a line above its bars (not
+ * beside every bar, where a long name ran off the chart), each bar labelled
+ * with its case alone, and the cases in the order of their numbers
+ * ("case 2" before "case 10"), in the tables too. */
+static void bars_name_the_model_once_in_number_order(void **state) {
+    (void)state;
+    device d = {.host = "bars",
+                .uuid = "GPU-bars",
+                .name = "NVIDIA H100 80GB HBM3",
+                .arch = "sm_90",
+                .rank = -1,
+                .ncases = 15,
+                .throttled_case = -1};
+    write_device("gbr-bars.json", &d);
+    free(report("gbr-bars", "gbr-bars.json", 0));
+    char *html = xt_read_file("gbr-bars.html", NULL);
+    assert_non_null(html);
+    /* Stream cases are 2, 6, 10 and 14: f32 2 and 10, f64 6 and 14
+     * (i % 8 < 4). */
+    char *chart = strstr(html, "Stream kernels");
+    assert_non_null(chart);
+    char *end = strstr(chart, "</svg>");
+    assert_non_null(end);
+    *end = 0;
+    char *heading = strstr(chart, "font-weight=\"bold\">NVIDIA H100 80GB HBM3 (sm_90)</text>");
+    char *c2 = strstr(chart, ">xgpu f32 case 2 (1)<"),
+         *c10 = strstr(chart, ">xgpu f32 case 10 (1)<"),
+         *c6 = strstr(chart, ">xgpu f64 case 6 (1)<"),
+         *c14 = strstr(chart, ">xgpu f64 case 14 (1)<");
+    if (!heading || !c2 || !c6 || !c10 || !c14 ||
+        !(heading < c2 && c2 < c10 && c10 < c6 && c6 < c14) ||
+        strstr(strstr(heading, "</text>"), "NVIDIA H100") || strstr(chart, "| xgpu")) {
+        fail_msg("the stream chart does not name the model once, in number order:\n%s", chart);
+    }
+    free(html);
+    char *md = xt_read_file("gbr-bars.md", NULL);
+    assert_non_null(md);
+    char *m6 = strstr(md, "| case 6 |"), *m2 = strstr(md, "| case 2 |");
+    if (!m2 || !m6 || m6 < m2) {
+        fail_msg("the spread table is not in number order:\n%s", md);
+    }
+    free(md);
+}
+
 /* A row whose telemetry says throttled is listed, with its reason, before
  * the models and the spread; the checks that found nothing are one line
  * above it, not sections of their own. */
@@ -543,6 +587,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_finds_stragglers),
         cmocka_unit_test(report_straggler_needs_two_devices),
         cmocka_unit_test(one_device_in_two_files_is_one_device),
+        cmocka_unit_test(bars_name_the_model_once_in_number_order),
         cmocka_unit_test(report_lists_throttled_rows_first),
         cmocka_unit_test(report_skips_what_it_cannot_merge),
         cmocka_unit_test(report_p2p_matrix),

@@ -75,7 +75,10 @@ static int case_cmp(const gb_row *a, const gb_row *b) {
                                   offsetof(gb_row, dtype), offsetof(gb_row, shape),
                                   offsetof(gb_row, unit)};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        int c = strcmp((const char *)a + keys[k], (const char *)b + keys[k]);
+        const char *x = (const char *)a + keys[k], *y = (const char *)b + keys[k];
+        /* Shapes in the order of their numbers: "copy 4 MiB" before "copy
+         * 256 MiB", 128x128x128 before 1024x1024x1024. */
+        int c = keys[k] == offsetof(gb_row, shape) ? gb_device_cmp(x, y) : strcmp(x, y);
         if (c) {
             return c;
         }

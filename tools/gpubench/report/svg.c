@@ -201,46 +201,68 @@ void gb_svg_gemm(FILE *f, const gb_summary *s) {
     free(gs);
 }
 
+/* Whether group g is drawn in the bar chart of `bench`. */
+static bool has_bar(const gb_group *g, const char *bench) {
+    return !strcmp(g->key->bench, bench) && g->n && isfinite(g->max) && g->max > 0;
+}
+
 /* One horizontal bar per model and case of a bandwidth or latency
- * benchmark: the median, with a whisker from min to max. */
+ * benchmark: the median, with a whisker from min to max. Each model's bars
+ * follow a line with its name, so that a bar's label is only its case
+ * (a long model name beside every bar ran off the chart's left edge). */
 void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *title) {
     double vmax = 0;
-    size_t bars = 0;
+    size_t bars = 0, models = 0;
+    const gb_row *prev = NULL;
     for (size_t i = 0; i < s->ngroups; i++) {
         const gb_group *g = &s->groups[i];
-        if (!strcmp(g->key->bench, bench) && g->n && isfinite(g->max) && g->max > 0) {
+        if (has_bar(g, bench)) {
             vmax = fmax(vmax, g->max);
             bars++;
+            models += !prev || strcmp(prev->device_name, g->key->device_name) ||
+                      strcmp(prev->device_arch, g->key->device_arch);
+            prev = g->key;
         }
     }
     if (!bars) {
         return;
     }
-    const int W = 860, L = 380, bar = 16;
+    const int W = 860, L = 300, bar = 16, step = bar + 4;
     fprintf(f, "<h3>");
     gb_xml_text(f, title);
     fprintf(f,
             "</h3>\n<svg width=\"%d\" height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\" "
             "font-family=\"sans-serif\" font-size=\"11\">\n",
-            W, bars * (bar + 4) + 10);
+            W, (bars + models) * step + 10);
+    const double scale = (W - L - 110) / vmax;
     size_t y = 0, model = 0;
-    const gb_row *prev = NULL;
+    prev = NULL;
     for (size_t i = 0; i < s->ngroups; i++) {
         const gb_group *g = &s->groups[i];
-        if (strcmp(g->key->bench, bench) || !g->n || !isfinite(g->max) || !(g->max > 0)) {
+        if (!has_bar(g, bench)) {
             continue;
         }
         const gb_row *k = g->key;
-        if (prev && (strcmp(prev->device_name, k->device_name) ||
-                     strcmp(prev->device_arch, k->device_arch))) {
-            model++;
+        if (!prev || strcmp(prev->device_name, k->device_name) ||
+            strcmp(prev->device_arch, k->device_arch)) {
+            model += prev != NULL;
+            fprintf(f, "<rect x=\"0\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>", y + 4,
+                    colours[model % MAX_SERIES]);
+            fprintf(f, "<text x=\"16\" y=\"%zu\" font-weight=\"bold\">", y + 13);
+            gb_xml_text(f, k->device_name);
+            if (k->device_arch[0]) {
+                fputs(" (", f);
+                gb_xml_text(f, k->device_arch);
+                fputs(")", f);
+            }
+            fputs("</text>\n", f);
+            y += step;
         }
         prev = k;
-        double scale = (W - L - 110) / vmax;
         fprintf(f, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", L - 6, y + 12);
-        char label[400];
-        snprintf(label, sizeof label, "%.60s | %s %s %s (%zu)", k->device_name, k->impl, k->dtype,
-                 k->shape, g->n);
+        char label[300];
+        snprintf(label, sizeof label, "%.40s %.16s %.120s (%zu)", k->impl, k->dtype, k->shape,
+                 g->n);
         gb_xml_text(f, label);
         fprintf(f, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", L,
                 y, g->median * scale, bar, colours[model % MAX_SERIES]);
@@ -251,7 +273,7 @@ void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *ti
         }
         fprintf(f, "<text x=\"%.1f\" y=\"%zu\">%.4g %s</text>\n", L + g->max * scale + 4, y + 12,
                 g->median, k->unit);
-        y += bar + 4;
+        y += step;
     }
     fputs("</svg>\n", f);
 }
