@@ -105,11 +105,11 @@ void write_device(const char *path, const device *d) {
         fputs("\"rank\": null,\n", f);
     }
     fprintf(f, "\"p2p\": %s,\n\"results\": [", d->p2p ? d->p2p : "null");
-    for (int i = 0; i < d->ncases; i++) {
+    for (int i = d->first_case; i < d->ncases; i++) {
         double rate = case_base(i) * (d->factor ? d->factor[i] : 1);
         bool throttled = i == d->throttled_case;
         fprintf(f,
-                "%s\n  {\"bench\": \"%s\", \"impl\": \"xgpu\", \"device\": \"cuda:%d\", "
+                "%s\n  {\"bench\": \"%s\", \"impl\": \"%s\", \"device\": \"cuda:%d\", "
                 "\"device_name\": \"%s\", \"backend\": \"cuda\", \"dtype\": \"%s\", "
                 "\"shape\": \"case %d\", \"size\": %d, \"median_s\": 0.00123, \"min_s\": "
                 "0.0012, \"max_s\": 0.0013, \"stddev_s\": 1.2e-05, \"reps\": 20, "
@@ -126,10 +126,10 @@ void write_device(const char *path, const device *d) {
                 "\"mem_used_mib\": {\"min\": 1200, \"median\": 1200, \"max\": 1200}, "
                 "\"cpu_mhz\": null, \"sm_clock_max_mhz\": 1980, \"reasons\": [%s], "
                 "\"throttled\": %s, \"throttle_why\": \"%s\"}}",
-                i ? "," : "", case_bench(i), d->index, d->name, i % 8 < 4 ? "f32" : "f64", i,
-                32 << (i / 8 % 6), case_key(i), rate, d->uuid, d->arch, d->host,
-                throttled ? 1210 : 1980, throttled ? "\"sw_thermal\"" : "",
-                throttled ? "true" : "false",
+                i > d->first_case ? "," : "", case_bench(i), d->impl ? d->impl : "xgpu", d->index,
+                d->name, i % 8 < 4 ? "f32" : "f64", i, 32 << (i / 8 % 6), case_key(i), rate,
+                d->uuid, d->arch, d->host, throttled ? 1210 : 1980,
+                throttled ? "\"sw_thermal\"" : "", throttled ? "true" : "false",
                 throttled ? "sw_thermal; SM clock 1210 MHz < 0.75 of max 1980 MHz" : "");
     }
     fputs("\n]\n}\n", f);

@@ -38,6 +38,8 @@ typedef struct device {
     long rank; /* -1: "rank": null */
     int index; /* cuda:N */
     int ncases;
+    int first_case;       /* cases first_case .. ncases - 1 are written */
+    const char *impl;     /* NULL: "xgpu" */
     const double *factor; /* the figure of case i is case_base(i) * factor[i]; NULL: 1 */
     int throttled_case;   /* -1: none */
     const char *p2p;      /* the "p2p" value's text, NULL: null */

@@ -287,6 +287,56 @@ static void bars_name_the_model_once_in_number_order(void **state) {
     free(md);
 }
 
+/* A model and impl has one colour in every GEMM chart: xgpu's series is
+ * the first of the f32 chart, the second of the f64 one (a vendor library
+ * with f64 rows only comes first there), and keeps its colour. A chart of
+ * one size puts its point under its own tick. */
+static void gemm_series_keep_their_colour(void **state) {
+    (void)state;
+    device d = {.host = "colours",
+                .uuid = "GPU-col",
+                .name = "NVIDIA A100-SXM4-80GB",
+                .arch = "sm_80",
+                .rank = -1,
+                .ncases = 6,
+                .throttled_case = -1};
+    write_device("gbr-col-xgpu.json", &d);
+    d.impl = "cublas";
+    d.first_case = 4; /* cases 4 and 5: f64 GEMMs */
+    write_device("gbr-col-blas.json", &d);
+    free(report("gbr-col", "gbr-col-xgpu.json gbr-col-blas.json", 0));
+    char *html = xt_read_file("gbr-col.html", NULL);
+    assert_non_null(html);
+    char *f32 = strstr(html, "<h3>GEMM f32"), *f64 = strstr(html, "<h3>GEMM f64");
+    assert_non_null(f32);
+    assert_non_null(f64);
+    /* The colour of the legend entry before "/ xgpu" in each chart. */
+    char colour[2][16] = {"", ""};
+    char *chart[2] = {f32, f64};
+    for (int c = 0; c < 2; c++) {
+        char *end = strstr(chart[c], "</svg>");
+        char *entry = strstr(chart[c], " / xgpu, ");
+        assert_non_null(end);
+        if (!entry || entry > end) {
+            fail_msg("no xgpu series in chart %d:\n%.3000s", c, chart[c]);
+        }
+        char *fill = NULL;
+        for (char *p = chart[c]; (p = strstr(p, "<rect ")) && p < entry; p++) {
+            fill = strstr(p, "fill=\"");
+        }
+        assert_non_null(fill);
+        assert_int_equal(sscanf(fill, "fill=\"%15[^\"]", colour[c]), 1);
+        /* Every case here is n = 32: one tick, no 64. */
+        char *tick = strstr(chart[c], "\">32</text>"), *other = strstr(chart[c], "\">64</text>");
+        if (!tick || tick > end || (other && other < end)) {
+            fail_msg("chart %d of one size has not its one tick:\n%.3000s", c, chart[c]);
+        }
+    }
+    assert_true(strstr(f64, " / cublas, ") < strstr(f64, " / xgpu, "));
+    assert_string_equal(colour[0], colour[1]);
+    free(html);
+}
+
 /* A row whose telemetry says throttled is listed, with its reason, before
  * the models and the spread; the checks that found nothing are one line
  * above it, not sections of their own. */
@@ -588,6 +638,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_straggler_needs_two_devices),
         cmocka_unit_test(one_device_in_two_files_is_one_device),
         cmocka_unit_test(bars_name_the_model_once_in_number_order),
+        cmocka_unit_test(gemm_series_keep_their_colour),
         cmocka_unit_test(report_lists_throttled_rows_first),
         cmocka_unit_test(report_skips_what_it_cannot_merge),
         cmocka_unit_test(report_p2p_matrix),

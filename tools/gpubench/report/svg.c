@@ -81,11 +81,11 @@ static void gemm_axes(FILE *f, const gemm_chart *c) {
             (H - B + T) / 2, (H - B + T) / 2);
 }
 
-/* Series number s, the groups [i, j): its line through the medians, the
- * min-max bars where it has several devices, and its legend entry. */
+/* Series number s, the groups [i, j), in colour c: its line through the
+ * medians, the min-max bars where it has several devices, and its legend
+ * entry. */
 static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs, size_t i,
-                        size_t j, int s, size_t devices) {
-    const char *c = colours[s];
+                        size_t j, int s, const char *c, size_t devices) {
     fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"", c);
     for (size_t k = i; k < j; k++) {
         fprintf(f, "%.1f,%.1f ", chart_x(ch, gs[k]->key->size), chart_y(ch, gs[k]->median));
@@ -116,16 +116,34 @@ static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs
     fprintf(f, ", up to %zu device(s)</text>\n", devices);
 }
 
-/* One chart: the groups [0, n) of one dtype. */
-static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
+/* A series' place among the report's GEMM series (model and impl, in
+ * `keys`, nkeys of them): its colour in every chart, so that one model and
+ * impl looks the same in the f32 chart as in the f64 one. */
+static size_t series_index(const gb_row *const *keys, size_t nkeys, const gb_row *k) {
+    for (size_t i = 0; i < nkeys; i++) {
+        if (!strcmp(keys[i]->device_name, k->device_name) &&
+            !strcmp(keys[i]->device_arch, k->device_arch) && !strcmp(keys[i]->impl, k->impl)) {
+            return i;
+        }
+    }
+    return nkeys;
+}
+
+/* One chart: the groups [0, n) of one dtype; `keys` as series_index. */
+static void gemm_one(FILE *f, const gb_group *const *gs, size_t n, const gb_row *const *keys,
+                     size_t nkeys) {
     gemm_chart ch = {760, 360, 70, 20, 20, 50, INFINITY, -INFINITY, 0};
+    int series = 0;
     for (size_t i = 0; i < n; i++) {
         ch.xmin = fmin(ch.xmin, log2(gs[i]->key->size));
         ch.xmax = fmax(ch.xmax, log2(gs[i]->key->size));
         ch.ymax = fmax(ch.ymax, gs[i]->max);
+        series += (i == 0 || !same_series(gs[i - 1], gs[i])) && series < MAX_SERIES;
     }
     if (ch.xmax <= ch.xmin) {
-        ch.xmax = ch.xmin + 1;
+        /* One size: its point in the middle, under its own tick. */
+        ch.xmin -= 0.5;
+        ch.xmax += 0.5;
     }
     fputs("<h3>GEMM ", f);
     gb_xml_text(f, gs[0]->key->dtype);
@@ -134,7 +152,7 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
             "bars span min to max over its devices.</p>\n<svg width=\"%d\" height=\"%d\" "
             "xmlns=\"http://www.w3.org/2000/svg\" font-family=\"sans-serif\" "
             "font-size=\"12\">\n",
-            ch.W, ch.H + 20 * MAX_SERIES + 20);
+            ch.W, ch.H + 20 * series + 20);
     gemm_axes(f, &ch);
     int s = 0;
     size_t dropped = 0;
@@ -147,7 +165,11 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n) {
         if (s == MAX_SERIES) {
             dropped++;
         } else {
-            gemm_series(f, &ch, gs, i, j, s++, devices);
+            /* The report's colour of this model and impl, unless there are
+             * more of them than colours. */
+            size_t at = series_index(keys, nkeys, gs[i]->key);
+            const char *c = colours[nkeys <= MAX_SERIES && at < nkeys ? at : (size_t)s];
+            gemm_series(f, &ch, gs, i, j, s++, c, devices);
         }
         i = j;
     }
@@ -180,18 +202,27 @@ void gb_svg_gemm(FILE *f, const gb_summary *s) {
             left_out += row->rate != -1 && (!plottable(g) || !gb_row_usable(row));
         }
     }
-    if (n) {
+    const gb_row **keys = malloc((n ? n : 1) * sizeof *keys);
+    if (n && keys) {
         fputs("<h2>GEMM</h2>\n", f);
         qsort(gs, n, sizeof *gs, gemm_cmp);
+        /* Every model and impl, in the order of the first chart they are in. */
+        size_t nkeys = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (series_index(keys, nkeys, gs[i]->key) == nkeys) {
+                keys[nkeys++] = gs[i]->key;
+            }
+        }
         for (size_t i = 0; i < n;) {
             size_t j = i + 1;
             while (j < n && !strcmp(gs[i]->key->dtype, gs[j]->key->dtype)) {
                 j++;
             }
-            gemm_one(f, gs + i, j - i);
+            gemm_one(f, gs + i, j - i, keys, nkeys);
             i = j;
         }
     }
+    free(keys);
     if (left_out) {
         fprintf(f,
                 "<p class=\"note\">%zu GEMM result(s) left out of the chart: not verified, or "
