@@ -27,6 +27,20 @@
 #endif
 #define XGPU_LOCAL_ARG(type, name) __local type *name
 #define XGPU_LOCAL_BIND(type, name)
+/* A hint to bring the cache line at p in ahead of its load: clang's
+ * builtin, a prefetch instruction on x86, where the backend says the
+ * device is a CPU (XGPU__CL_PREFETCH) and the compiler has the builtin;
+ * elsewhere nothing (oclgrind, for one, cannot run it). OpenCL's own
+ * prefetch() compiled to nothing on pocl and on Intel's CPU runtime.
+ * Pass only addresses inside the buffer. */
+#if defined(XGPU__CL_PREFETCH) && XGPU__CL_PREFETCH && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define XGPU_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#if !defined(XGPU_PREFETCH)
+#define XGPU_PREFETCH(p) ((void)0)
+#endif
 
 typedef char xgpu_i8;
 typedef uchar xgpu_u8;
@@ -217,6 +231,7 @@ typedef half xgpu_half;
  * caps a work-item at 128 VGPRs). */
 #define XGPU_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #define XGPU_ITEMS_UNVECTORISED
+#define XGPU_PREFETCH(p) ((void)0)
 #if !defined(INFINITY)
 #if defined(XGPU_DIALECT_HIP)
 #define INFINITY __builtin_huge_valf()

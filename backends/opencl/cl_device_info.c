@@ -224,3 +224,11 @@ bool ocl__device_subgroups(cl_device_id dev) {
     free(exts);
     return usable;
 }
+
+bool ocl__device_cpu_only(cl_device_id dev) {
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) {
+        return false;
+    }
+    return (type & ~(cl_device_type)CL_DEVICE_TYPE_DEFAULT) == CL_DEVICE_TYPE_CPU;
+}

@@ -1,5 +1,6 @@
-/* What a device's extension string offers kernels: pure code (no OpenCL
- * calls), shared by the device info and the build, and tested alone. */
+/* What a device's extension string and type offer kernels: pure code (no
+ * OpenCL calls), shared by the device info and the build, and tested
+ * alone. */
 #include "cl_extensions.h"
 
 #include <string.h>
@@ -34,4 +35,8 @@ bool ocl__subgroups_usable(const char *exts) {
 
 const char *ocl__subgroups_option(bool usable) {
     return usable ? " -DXGPU__CL_SUBGROUPS=1" : "";
+}
+
+const char *ocl__prefetch_option(bool cpu_only) {
+    return cpu_only ? " -DXGPU__CL_PREFETCH=1" : "";
 }

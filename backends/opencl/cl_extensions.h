@@ -1,5 +1,6 @@
-/* The OpenCL backend's reading of a device's extension string
- * (cl_extensions.c): pure code, no OpenCL calls. */
+/* The OpenCL backend's reading of what a device offers kernels, from its
+ * extension string and type (cl_extensions.c): pure code, no OpenCL
+ * calls. */
 #ifndef XGPU_CL_EXTENSIONS_H
 #define XGPU_CL_EXTENSIONS_H
 
@@ -14,5 +15,11 @@ bool ocl__subgroups_usable(const char *exts);
 /* The build option that tells the prelude: " -DXGPU__CL_SUBGROUPS=1", or
  * "" when subgroups are not usable. */
 const char *ocl__subgroups_option(bool usable);
+/* The build option that turns on the prelude's XGPU_PREFETCH,
+ * " -DXGPU__CL_PREFETCH=1", for a device whose type is CPU alone (its
+ * compiler emits the host's instructions, where a prefetch is a cache
+ * hint); "" for the others. Oclgrind, which reports every type at once,
+ * interprets the program and knows no prefetch. */
+const char *ocl__prefetch_option(bool cpu_only);
 
 #endif

@@ -43,6 +43,9 @@ xgpu_status ocl__fail(cl_int err, const char *call, const char *detail);
 xgpu_status ocl__device_info(cl_device_id dev, cl_platform_id platform, xgpu_device_info *info);
 /* Whether kernels built for the device get subgroups (cl_extensions.c). */
 bool ocl__device_subgroups(cl_device_id dev);
+/* Whether the device's type is CPU and nothing else (the DEFAULT bit
+ * aside): the prefetch hint's rule (cl_extensions.h). */
+bool ocl__device_cpu_only(cl_device_id dev);
 
 /* cl_memory.c */
 xgpu_status ocl__context_create(void *state, uint32_t index, void **context);

@@ -39,14 +39,16 @@ static xgpu_status build(const ocl_ctx *c, cl_program prog, const char *options,
                          char **log) {
     /* The prelude's XGPU_HAS_SUBGROUPS follows the device info's rule. */
     const char *subgroups = ocl__subgroups_option(ocl__device_subgroups(c->device));
-    size_t n = strlen(options) + sizeof " -cl-kernel-arg-info" + strlen(subgroups);
+    const char *prefetch = ocl__prefetch_option(ocl__device_cpu_only(c->device));
+    size_t n =
+        strlen(options) + sizeof " -cl-kernel-arg-info" + strlen(subgroups) + strlen(prefetch);
     char *opts = malloc(n);
     if (!opts) {
         clReleaseProgram(prog);
         return ocl__services->error(OCL_BACKEND_NAME, XGPU_ERROR_OUT_OF_HOST_MEMORY, 0, NULL,
                                     "program: malloc failed");
     }
-    snprintf(opts, n, "%s -cl-kernel-arg-info%s", options, subgroups);
+    snprintf(opts, n, "%s -cl-kernel-arg-info%s%s", options, subgroups, prefetch);
     cl_int err = clBuildProgram(prog, 1, &c->device, opts, NULL, NULL);
     free(opts);
     *log = build_log(prog, c->device);

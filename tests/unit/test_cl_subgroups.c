@@ -1,8 +1,10 @@
-/* The OpenCL backend's one rule for subgroups, on made-up extension
- * strings: what xgpu_device_info.subgroups reports (ocl__subgroups_usable)
- * is what the prelude defines as XGPU_HAS_SUBGROUPS for a build with the
- * backend's option, whatever extension macros the OpenCL C compiler adds.
- * The prelude is run through the host's C preprocessor (XGPU_TEST_CC). */
+/* The OpenCL backend's rules for what kernels get, on made-up extension
+ * strings and device types: what xgpu_device_info.subgroups reports
+ * (ocl__subgroups_usable) is what the prelude defines as
+ * XGPU_HAS_SUBGROUPS for a build with the backend's option, whatever
+ * extension macros the OpenCL C compiler adds; XGPU_PREFETCH is a prefetch
+ * with the CPU-only option and nothing without it. The prelude is run
+ * through the host's C preprocessor (XGPU_TEST_CC). */
 #define _GNU_SOURCE
 #include "cl_extensions.h"
 
@@ -15,22 +17,31 @@
 
 #include <cmocka.h>
 
-/* XGPU_HAS_SUBGROUPS as the prelude defines it with `defines` (-D...). */
-static int prelude_flag(const char *defines) {
+/* The last line of `expr` expanded by the prelude with `defines` (-D...),
+ * into out. */
+static void prelude_expand(const char *defines, const char *expr, char *out, size_t size) {
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "printf '#include \"xgpu_prelude.h\"\\nXGPU_HAS_SUBGROUPS\\n' | %s -E -P -I%s "
+             "printf '#include \"xgpu_prelude.h\"\\n%s\\n' | %s -E -P -I%s "
              "-DXGPU_DIALECT_OPENCL=1 %s - 2>/dev/null",
-             XGPU_TEST_CC, XGPU_TEST_KERNELS, defines);
+             expr, XGPU_TEST_CC, XGPU_TEST_KERNELS, defines);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    char line[512], last[512] = "";
+    char line[512];
+    out[0] = '\0';
     while (fgets(line, sizeof line, p)) {
         if (line[0] != '\n') {
-            snprintf(last, sizeof last, "%s", line);
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, size, "%s", line);
         }
     }
     assert_int_equal(pclose(p), 0);
+}
+
+/* XGPU_HAS_SUBGROUPS as the prelude defines it with `defines`. */
+static int prelude_flag(const char *defines) {
+    char last[512];
+    prelude_expand(defines, "XGPU_HAS_SUBGROUPS", last, sizeof last);
     return atoi(last);
 }
 
@@ -91,9 +102,25 @@ static void whole_words(void **state) {
     assert_string_equal(ocl__subgroups_option(true), " -DXGPU__CL_SUBGROUPS=1");
 }
 
+/* XGPU_PREFETCH(p): the builtin with the backend's option for a CPU-only
+ * device, nothing without it (oclgrind's build; the GPU dialects have
+ * their own prelude sections). The host compiler, like the OpenCL C ones,
+ * has __has_builtin(__builtin_prefetch). */
+static void prefetch_only_for_cpu_devices(void **state) {
+    (void)state;
+    assert_string_equal(ocl__prefetch_option(true), " -DXGPU__CL_PREFETCH=1");
+    assert_string_equal(ocl__prefetch_option(false), "");
+    char out[512];
+    prelude_expand(ocl__prefetch_option(true), "XGPU_PREFETCH(q + 16)", out, sizeof out);
+    assert_string_equal(out, "__builtin_prefetch(q + 16)");
+    prelude_expand(ocl__prefetch_option(false), "XGPU_PREFETCH(q + 16)", out, sizeof out);
+    assert_string_equal(out, "((void)0)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_info_and_prelude_agree),
+        cmocka_unit_test(prefetch_only_for_cpu_devices),
         cmocka_unit_test(whole_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
