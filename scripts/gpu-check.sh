@@ -19,8 +19,9 @@
 # Usage: scripts/gpu-check.sh [selector]
 # Environment: GPU_CHECK_BUILD (build folder, default build-gpu),
 # GPU_CHECK_GEMM_N (GEMM size, default 4096), GPU_CHECK_MIB (MiB for the
-# memory benchmarks, default 1024), GPU_CHECK_TIMEOUT (seconds a check may
-# take, default 300), GPU_CHECK_SWEEP=1 (also sweep XGPU_GEMM_PARAMS with
+# memory benchmarks, default 1024; the fleet and built-in-kernel runs take
+# 256, or GPU_CHECK_MIB where it is less), GPU_CHECK_TIMEOUT (seconds a
+# check may take, default 300), GPU_CHECK_SWEEP=1 (also sweep XGPU_GEMM_PARAMS with
 # scripts/gemm-sweep.sh, and XGPU_REDUCE_UNROLL), GPU_CHECK_TUNE (seconds
 # per kernel, dtype and class of the short gpubench tune, default 6; its
 # tune.json lands beside the log), GPU_CHECK_CMAKE_ARGS
@@ -61,6 +62,16 @@ case $limit in
     exit 2
     ;;
 esac
+# The memory benchmarks' size; the fleet and built-in-kernel runs take
+# 256 MiB, or less where GPU_CHECK_MIB asks for less.
+mib=${GPU_CHECK_MIB:-1024}
+case $mib in
+'' | *[!0-9]* | 0)
+    echo "gpu-check: GPU_CHECK_MIB '$mib' is not a positive whole number of MiB"
+    exit 2
+    ;;
+esac
+small_mib=$((mib < 256 ? mib : 256))
 build=${GPU_CHECK_BUILD:-$root/build-gpu}
 logdir=${OUT:-$build}
 mkdir -p "$build" "$logdir"
@@ -328,7 +339,7 @@ check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK
 check gpubench.gemm.batched "$build/bin/gpubench" -d "$sel" -b gemm --dtype bf16,f16,f32 \
     --batch 64 --size 512 --json "$logdir/gpubench-gemm-batched.json"
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
-    --size "${GPU_CHECK_MIB:-1024}" --json "$logdir/gpubench-memory.json"
+    --size "$mib" --json "$logdir/gpubench-memory.json"
 # The verdict: gpubench check's short set with health and telemetry, its
 # result file and its verdicts kept (a device that is SLOW or worse fails
 # here, the log says why; one whose model has no reference, every verdict
@@ -340,14 +351,14 @@ check gpubench.check "$build/bin/gpubench" check -d "$bsel" \
 # with NVML's or ROCm SMI's telemetry in every result of the JSON; then
 # gpuinfo --watch for three intervals.
 check gpubench.fleet "$build/bin/gpubench" --all-devices -d "${sel%%:*}" -b stream,p2p \
-    --size 256 --json "$logdir/gpubench-fleet.json"
+    --size "$small_mib" --json "$logdir/gpubench-fleet.json"
 check gpuinfo.watch "$build/bin/gpuinfo" --watch -i 0.5 --count 3 --jsonl "$logdir/watch.jsonl"
 # Without NVRTC: the library kernels from the PTX built into the plugin,
 # compiled by the driver, verified as usual (a fresh cache, so nothing
 # comes from an earlier run's binaries).
 if [ "${sel%%:*}" = cuda ]; then
     check cuda.builtin_kernels /usr/bin/env XGPU_NVRTC=none XGPU_CACHE_DIR="$build/cache-nonvrtc" \
-        "$build/bin/gpubench" -d "$sel" -b gemm,reduce,stream --size 256
+        "$build/bin/gpubench" -d "$sel" -b gemm,reduce,stream --size "$small_mib"
     rm -rf "$build/cache-nonvrtc"
 fi
 # The tuner: a short tune of the device (GPU_CHECK_TUNE seconds per kernel,
@@ -398,7 +409,7 @@ if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
         t0=$(date +%s)
         cut_short=""
         {
-            echo "== reduce sweep: XGPU_REDUCE_UNROLL, f32 sum of ${GPU_CHECK_MIB:-1024} MiB"
+            echo "== reduce sweep: XGPU_REDUCE_UNROLL, f32 sum of $mib MiB"
             for u in 1 2 4 8 16; do
                 left=$(time_left)
                 if [ "$left" -le 0 ]; then
@@ -408,7 +419,7 @@ if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
                 fi
                 XGPU_REDUCE_UNROLL=$u timeout "$((left < limit ? left : limit))" \
                     "$build/bin/gpubench" -d "$sel" -b reduce \
-                    --dtype f32 --size "${GPU_CHECK_MIB:-1024}" 2>&1 |
+                    --dtype f32 --size "$mib" 2>&1 |
                     grep -E "^reduce +xgpu" | sed "s/^/unroll $u: /"
                 if [ "${PIPESTATUS[0]}" -eq 124 ]; then
                     echo "unroll $u: stopped at the time limit"

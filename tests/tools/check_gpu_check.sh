@@ -43,6 +43,8 @@ had_cache=""
 sel=opencl:0
 run budget_word 2 GPU_CHECK_BUDGET_S=ten
 has budget_word.out "GPU_CHECK_BUDGET_S 'ten' is not a whole number"
+run mib_word 2 GPU_CHECK_MIB=lots
+has mib_word.out "GPU_CHECK_MIB 'lots' is not a positive whole number of MiB"
 run timeout_zero 2 GPU_CHECK_TIMEOUT=0
 has timeout_zero.out "GPU_CHECK_TIMEOUT '0' is not a positive whole number"
 run not_built 2 GPU_CHECK_BUILD="$dir/empty"
@@ -73,13 +75,15 @@ has cut.out "^xgpu gpu-check on opencl:0 \([0-9]+ s of a 8 s budget\)"
 
 # A short real run: the lighter checks only (the suite, the tuner, the
 # batched GEMM and the memory benchmarks, whose clpeak peer takes seconds,
-# have tests of their own).
+# have tests of their own); the fleet's stream at 1 MiB.
 run short 0 GPU_CHECK_BUDGET_S=600 \
-    GPU_CHECK_SKIP='conformance.*,library.*,cuda.*,gpubench.gemm.batched,gpubench.memory,gpubench.fleet,gpubench.tune*'
+    GPU_CHECK_SKIP='conformance.*,library.*,cuda.*,gpubench.gemm.batched,gpubench.memory,gpubench.tune*'
 s=short/gpu-check-summary.txt
-for c in gpuinfo gpuinfo.doctor gpubench.gemm gpuinfo.watch gpubench.report; do
+for c in gpuinfo gpuinfo.doctor gpubench.gemm gpubench.fleet gpuinfo.watch gpubench.report; do
     has "$s" "^$c +PASS "
 done
+# The fleet run takes GPU_CHECK_MIB where it is under 256.
+has short/gpu-check.log "^== gpubench.fleet: .* --size 1 "
 # The examples, where this build has them.
 for c in vector_add saxpy; do
     if [ -x "$build/bin/$c" ]; then
