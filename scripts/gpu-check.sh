@@ -32,7 +32,9 @@
 # checks it could not run say SKIP, and the report is still made),
 # GPU_CHECK_BUILT=1 (use the binaries already in the build folder: no
 # configure, no build), GPU_CHECK_SKIP (check names to leave out, comma-
-# separated shell patterns, e.g. 'conformance.*,library.tune').
+# separated shell patterns, e.g. 'conformance.*,library.tune'). The
+# numbers are whole and at most 9 digits (only the budget may be 0);
+# anything else exits 2 before the build starts.
 # The checks run in this order: correctness (conformance, library,
 # examples), gpubench beside the vendor libraries, the tune and the tuned
 # rows, the autotuner's own test, the sweeps; then the report. The summary
@@ -45,32 +47,54 @@ set -u
 t_start=$(date +%s)
 sel=${1:-cuda:0}
 root=$(cd "$(dirname "$0")/.." && pwd)
-# The time settings, checked before anything is built.
-budget=${GPU_CHECK_BUDGET_S:-}
-case $budget in
-'' | *[!0-9]*)
-    if [ -n "$budget" ]; then
-        echo "gpu-check: GPU_CHECK_BUDGET_S '$budget' is not a whole number of seconds"
-        exit 2
-    fi
-    ;;
-esac
-limit=${GPU_CHECK_TIMEOUT:-300}
-case $limit in
-'' | *[!0-9]* | 0)
-    echo "gpu-check: GPU_CHECK_TIMEOUT '$limit' is not a positive whole number of seconds"
+# The time and size settings, checked before anything is built.
+# need_number NAME VALUE UNIT MIN: VALUE must be a whole number of at most
+# 9 digits, MIN or more; else the run stops with exit 2, naming NAME.
+# Leading zeros are read as decimal ("08" is 8, "00" is 0).
+need_number() {
+    local what="a whole number"
+    [ "$4" -gt 0 ] && what="a positive whole number"
+    case $2 in
+    '' | *[!0-9]* | ??????????*) ;;
+    *) [ $((10#$2)) -ge "$4" ] && return 0 ;;
+    esac
+    echo "gpu-check: $1 '$2' is not $what of $3 (at most 9 digits)"
     exit 2
-    ;;
-esac
+}
+# need_flag NAME: the variable NAME is unset, empty, 0 (off) or 1 (on);
+# anything else ("yes", "false") stops the run with exit 2. Prints 1 or "".
+need_flag() {
+    case ${!1:-} in
+    '' | 0) ;;
+    1) echo 1 ;;
+    *)
+        echo "gpu-check: $1 '${!1}' is not 1 (on) or 0 (off)" >&2
+        exit 2
+        ;;
+    esac
+}
+built=$(need_flag GPU_CHECK_BUILT) || exit 2
+sweep=$(need_flag GPU_CHECK_SWEEP) || exit 2
+no_cmocka=$(need_flag GPU_CHECK_NO_CMOCKA) || exit 2
+budget=${GPU_CHECK_BUDGET_S:-}
+if [ -n "$budget" ]; then
+    need_number GPU_CHECK_BUDGET_S "$budget" seconds 0
+    budget=$((10#$budget))
+fi
+limit=${GPU_CHECK_TIMEOUT:-300}
+need_number GPU_CHECK_TIMEOUT "$limit" seconds 1
+limit=$((10#$limit))
 # The memory benchmarks' size; the fleet and built-in-kernel runs take
 # 256 MiB, or less where GPU_CHECK_MIB asks for less.
 mib=${GPU_CHECK_MIB:-1024}
-case $mib in
-'' | *[!0-9]* | 0)
-    echo "gpu-check: GPU_CHECK_MIB '$mib' is not a positive whole number of MiB"
-    exit 2
-    ;;
-esac
+need_number GPU_CHECK_MIB "$mib" MiB 1
+mib=$((10#$mib))
+gemm_n=${GPU_CHECK_GEMM_N:-4096}
+need_number GPU_CHECK_GEMM_N "$gemm_n" rows 1
+gemm_n=$((10#$gemm_n))
+tune_s=${GPU_CHECK_TUNE:-6}
+need_number GPU_CHECK_TUNE "$tune_s" seconds 1
+tune_s=$((10#$tune_s))
 small_mib=$((mib < 256 ? mib : 256))
 build=${GPU_CHECK_BUILD:-$root/build-gpu}
 logdir=${OUT:-$build}
@@ -102,7 +126,7 @@ extra=()
 if [ -n "$prefix" ]; then
     extra+=("-DCMAKE_PREFIX_PATH=$prefix")
 fi
-if [ -z "${GPU_CHECK_NO_CMOCKA:-}" ] &&
+if [ -z "$no_cmocka" ] &&
     { [ -f "$root/.gpucheck/cmocka/include/cmocka.h" ] || [ -f /usr/include/cmocka.h ] ||
         pkg-config --exists cmocka 2>/dev/null; }; then
     tests=ON
@@ -163,7 +187,7 @@ if [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd;
     fi
 fi
 
-if [ -n "${GPU_CHECK_BUILT:-}" ]; then
+if [ -n "$built" ]; then
     echo "== build: skipped (GPU_CHECK_BUILT): the binaries in $build" | tee -a "$log"
     if [ ! -x "$build/bin/gpuinfo" ]; then
         echo "gpu-check: GPU_CHECK_BUILT is set but $build/bin/gpuinfo does not exist: build first, or unset it"
@@ -242,11 +266,13 @@ check() {
     may_run "$name" || return
     # A hang must not eat the machine's time: each check has a limit, and
     # none runs past the budget.
+    # The budget may have run out since may_run looked: the cap stays at
+    # least 1 s (timeout 0 would mean no limit at all).
     local cap=$limit cut=""
     local left
     left=$(time_left)
-    if [ "$left" -lt "$cap" ]; then
-        cap=$left
+    if [ -n "$budget" ] && [ "$left" -lt "$cap" ]; then
+        cap=$((left > 0 ? left : 1))
         cut=1
     fi
     t0=$(date +%s.%N)
@@ -331,7 +357,7 @@ check saxpy "$build/bin/saxpy" "$sel" 16777216
 # 1 GiB sums beside a device-to-device copy, the stream kernels, pinned and
 # pageable transfers and launches beside the backend's raw launch.
 bsel=$tsel
-check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "${GPU_CHECK_GEMM_N:-4096}" \
+check gpubench.gemm "$build/bin/gpubench" -d "$bsel" -b gemm --size "$gemm_n" \
     --dtype f32,f64,tf32,f16,bf16,int8 --json "$logdir/gpubench-gemm.json"
 # Strided-batched, as attention and grouped layers run it: 64 GEMMs of
 # 512^3 per run, bf16 (f16 and f32 beside it) next to
@@ -341,7 +367,8 @@ check gpubench.gemm.batched "$build/bin/gpubench" -d "$sel" -b gemm --dtype bf16
 check gpubench.memory "$build/bin/gpubench" -d "$bsel" -b reduce,stream,transfer,launch \
     --size "$mib" --json "$logdir/gpubench-memory.json"
 # The verdict: gpubench check's short set with health and telemetry, its
-# result file and its verdicts kept (a device that is SLOW or worse fails
+# result file and its verdicts kept (a device that is UNDERPERFORMING or
+# worse fails
 # here, the log says why; one whose model has no reference, every verdict
 # UNKNOWN, says SKIP). Its figures become the model's measured reference.
 check gpubench.check "$build/bin/gpubench" check -d "$bsel" \
@@ -367,9 +394,9 @@ fi
 # parameters, to set beside the rows above.
 if [ -z "$no_device" ]; then
     check gpubench.tune /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" tune \
-        -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "${GPU_CHECK_TUNE:-6}"
+        -d "$sel" -k gemm,sum,argmax,stream --dtype f32,f64 --time "$tune_s"
     check gpubench.tuned /usr/bin/env XGPU_TUNE_DB="$logdir/tune.json" "$build/bin/gpubench" \
-        -d "$sel" -b gemm,reduce --dtype f32,f64 --size "${GPU_CHECK_GEMM_N:-4096}" \
+        -d "$sel" -b gemm,reduce --dtype f32,f64 --size "$gemm_n" \
         --json "$logdir/gpubench-tuned.json"
     # The bf16 GEMM's fragment kernel, briefly (3 s a class), into the same
     # tune.json.
@@ -381,23 +408,30 @@ check library.tune /usr/bin/env XGPU_TUNE_DB="$build/tune-test.json" "$build/bin
 # Tuning sweeps, on request: XGPU_GEMM_PARAMS for f32 GEMM (a table and
 # gemm-sweep.csv), and XGPU_REDUCE_UNROLL for the f32 sum. Each stops
 # where the budget runs out; what it measured by then is kept.
-if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -z "$no_device" ]; then
+if [ -n "$sweep" ] && [ -z "$no_device" ]; then
     if may_run gemm.sweep; then
         t0=$(date +%s)
+        # Four checks' time, or what is left of the budget (at least 1 s).
+        cap=$((limit * 4)) cut=""
         left=$(time_left)
+        if [ -n "$budget" ] && [ "$left" -lt "$cap" ]; then
+            cap=$((left > 0 ? left : 1)) cut=1
+        fi
         GEMM_SWEEP_GPUBENCH=$build/bin/gpubench GEMM_SWEEP_CSV=$logdir/gemm-sweep.csv \
-            timeout "$((left < limit * 4 ? left : limit * 4))" \
-            bash "$root/scripts/gemm-sweep.sh" "$sel" "${GPU_CHECK_GEMM_N:-4096}" \
+            timeout "$cap" bash "$root/scripts/gemm-sweep.sh" "$sel" "$gemm_n" \
             >"$build/sweep.txt" 2>&1
         rc=$?
         cat "$build/sweep.txt" >>"$log"
         if [ "$rc" -eq 0 ]; then
             rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep PASS $(($(date +%s) - t0)) \
                 "$(($(wc -l <"$logdir/gemm-sweep.csv") - 1)) settings in gemm-sweep.csv")")
-        elif [ "$rc" -eq 124 ]; then
+        elif [ "$rc" -eq 124 ] && [ -n "$cut" ]; then
             over_budget=1
             rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep SKIP $(($(date +%s) - t0)) \
-                "stopped at the time limit; the settings it ran are in gemm-sweep.csv")")
+                "the time budget ran out; the settings it ran are in gemm-sweep.csv")")
+        elif [ "$rc" -eq 124 ]; then
+            rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep SKIP $(($(date +%s) - t0)) \
+                "stopped at its limit, 4 x GPU_CHECK_TIMEOUT; the rest is in gemm-sweep.csv")")
         else
             failed=1
             rows+=("$(printf '%-24s %-5s %7ss  %s' gemm.sweep FAIL $(($(date +%s) - t0)) \
@@ -480,7 +514,7 @@ fi
     echo
     grep -E "^(gemm|reduce|stream|transfer|launch) " "$log" || true
     for f in "$build/sweep.txt" "$build/reduce-sweep.txt"; do
-        if [ -n "${GPU_CHECK_SWEEP:-}" ] && [ -s "$f" ]; then
+        if [ -n "$sweep" ] && [ -s "$f" ]; then
             echo
             cat "$f"
         fi

@@ -1,10 +1,11 @@
 #!/bin/sh
 # scripts/gpu-check.sh on the binaries of this build (GPU_CHECK_BUILT), on
 # this machine's OpenCL device (pocl in CI): settings that are not numbers
-# are refused before anything runs; a device that does not exist gives
-# exit 3 and SKIP rows; a budget of 0 runs nothing, says why in every row
-# and exits 4; a check that outlasts the budget is stopped and says so; a short real run (the heavy checks left out by
-# GPU_CHECK_SKIP) passes, writes gpubench's JSON, the report and the
+# (or are zero, or longer than 9 digits) are refused before anything runs;
+# a device that does not exist gives exit 3 and SKIP rows; a budget of 0
+# runs nothing, says why in every row and exits 4; a check that outlasts
+# the budget is stopped and says so; a short real run (the heavy checks
+# left out by GPU_CHECK_SKIP) passes, writes gpubench's JSON, the report and the
 # summary, and a device without a reference model says SKIP at
 # gpubench.check rather than failing the run.
 # Usage: check_gpu_check.sh SCRIPTS_DIR BUILD_DIR. Exit 77 without a device.
@@ -15,7 +16,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/xgpu-gpu-check.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
-# run NAME EXPECTED-STATUS [VAR=VALUE ...] -- SELECTOR: gpu-check with the
+# run NAME EXPECTED-STATUS [VAR=VALUE ...]: gpu-check on $sel with the
 # settings given, its output in $dir/NAME.out and its files in $dir/NAME.
 run() {
     name=$1 want=$2
@@ -29,7 +30,13 @@ run() {
         cat "$dir/$name.out"
     fi
 }
-has() { grep -qE "$2" "$dir/$1" || no "$1: no line matching '$2'"; }
+# has FILE PATTERN: a line of $dir/FILE matches; else the file is shown.
+has() {
+    if ! grep -qE "$2" "$dir/$1"; then
+        no "$1: no line matching '$2'"
+        tail -40 "$dir/$1"
+    fi
+}
 
 if ! "$build/bin/gpuinfo" -d opencl:0 >/dev/null 2>&1; then
     echo "SKIP: no OpenCL device"
@@ -47,6 +54,16 @@ run mib_word 2 GPU_CHECK_MIB=lots
 has mib_word.out "GPU_CHECK_MIB 'lots' is not a positive whole number of MiB"
 run timeout_zero 2 GPU_CHECK_TIMEOUT=0
 has timeout_zero.out "GPU_CHECK_TIMEOUT '0' is not a positive whole number"
+run mib_zeros 2 GPU_CHECK_MIB=00
+has mib_zeros.out "GPU_CHECK_MIB '00' is not a positive whole number of MiB"
+run mib_octal 2 GPU_CHECK_BUDGET_S=08 GPU_CHECK_MIB=08 GPU_CHECK_BUILD="$dir/empty"
+has mib_octal.out "GPU_CHECK_BUILT is set but .*/empty/bin/gpuinfo does not exist"
+run gemm_word 2 GPU_CHECK_GEMM_N=big
+has gemm_word.out "GPU_CHECK_GEMM_N 'big' is not a positive whole number of rows"
+run tune_zero 2 GPU_CHECK_TUNE=0
+has tune_zero.out "GPU_CHECK_TUNE '0' is not a positive whole number of seconds"
+run timeout_huge 2 GPU_CHECK_TIMEOUT=99999999999999999999
+has timeout_huge.out "GPU_CHECK_TIMEOUT '9+' is not a positive whole number of seconds \(at most 9 digits\)"
 run not_built 2 GPU_CHECK_BUILD="$dir/empty"
 has not_built.out "GPU_CHECK_BUILT is set but .*/empty/bin/gpuinfo does not exist"
 
@@ -66,12 +83,26 @@ if grep -qE " (PASS|FAIL) " "$dir/budget_zero/gpu-check-summary.txt"; then
 fi
 
 # A check that outlasts the budget is stopped, says so, and the run exits 4
-# (the batched GEMM takes tens of seconds on a CPU device; nothing else
-# runs).
-run cut 4 GPU_CHECK_BUDGET_S=8 GPU_CHECK_SKIP='gpuinfo*,cuda.*,conformance.*,library.*,vector_add,saxpy,gpubench.gemm,gpubench.memory,gpubench.check,gpubench.fleet,gpubench.tune*,gpubench.report' \
-    GPU_CHECK_GEMM_N=64
-has cut/gpu-check-summary.txt "^gpubench.gemm.batched +SKIP .*stopped after [0-9]+ s: the time budget"
-has cut.out "^xgpu gpu-check on opencl:0 \([0-9]+ s of a 8 s budget\)"
+# (a build folder whose gpubench sleeps: the cut does not hang on how fast
+# this host runs a real benchmark).
+mkdir -p "$dir/slow/bin"
+printf '#!/bin/sh\nexit 0\n' >"$dir/slow/bin/gpuinfo"
+printf '#!/bin/sh\nexec sleep 60\n' >"$dir/slow/bin/gpubench"
+chmod +x "$dir/slow/bin/gpuinfo" "$dir/slow/bin/gpubench"
+run cut 4 GPU_CHECK_BUILD="$dir/slow" GPU_CHECK_BUDGET_S=4 \
+    GPU_CHECK_SKIP='gpuinfo*,gpubench.gemm.batched,gpubench.memory,gpubench.check,gpubench.fleet,gpubench.tune*,gpubench.report'
+has cut/gpu-check-summary.txt "^gpubench.gemm +SKIP .*stopped after [0-9]+ s: the time budget"
+has cut/gpu-check-summary.txt "^library.tune +SKIP .*no time left"
+has cut.out "^xgpu gpu-check on opencl:0 \([0-9]+ s of a 4 s budget\)"
+# Without a budget, a check's own limit is a failure, not a budget cut.
+run hang 1 GPU_CHECK_BUILD="$dir/slow" GPU_CHECK_TIMEOUT=2 \
+    GPU_CHECK_SKIP='gpuinfo*,gpubench.gemm.batched,gpubench.memory,gpubench.check,gpubench.fleet,gpubench.tune*,gpubench.report'
+has hang/gpu-check-summary.txt "^gpubench.gemm +FAIL .*timed out after 2 s"
+if grep -q "time budget" "$dir/hang.out"; then
+    no "hang: a check's own limit was called a budget cut"
+fi
+run flag_word 2 GPU_CHECK_SWEEP=yes
+has flag_word.out "GPU_CHECK_SWEEP 'yes' is not 1 \(on\) or 0 \(off\)"
 
 # A short real run: the lighter checks only (the suite, the tuner, the
 # batched GEMM and the memory benchmarks, whose clpeak peer takes seconds,
