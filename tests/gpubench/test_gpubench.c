@@ -670,6 +670,36 @@ static void bad_sizes_and_lists_are_usage_errors(void **state) {
         }
         free(out);
     }
+    /* A tuning variable the library would not read is refused too, by a
+     * run and by a live check (a check of files runs no kernel). */
+    static const char *const env[][3] = {
+        {"XGPU_TUNE=autoo", "-b reduce --reps 1", "XGPU_TUNE='autoo' is not one of on, off, auto"},
+        {"XGPU_TUNE=false", "check --time 0.01", "XGPU_TUNE='false' is not one of"},
+        {"XGPU_TUNE_BUDGET_S=0", "-b reduce --reps 1",
+         "XGPU_TUNE_BUDGET_S='0' is not a number of seconds"},
+        {"XGPU_TUNE_BUDGET_S=5s", "-b reduce --reps 1", "XGPU_TUNE_BUDGET_S='5s'"},
+    };
+    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
+        char cmd[512];
+        int status = 0;
+        snprintf(cmd, sizeof cmd, "%s %s %s", env[i][0], GPUBENCH, env[i][1]);
+        char *out = run(cmd, &status);
+        if (status != 2 || !strstr(out, env[i][2]) || strstr(out, "verified")) {
+            fail_msg("%s gpubench %s: status %d, expected 2 and '%s'\n%s", env[i][0], env[i][1],
+                     status, env[i][2], out);
+        }
+        free(out);
+    }
+    /* The values it reads pass: auto and a budget in range. */
+    char cmd[512];
+    int status = 0;
+    snprintf(cmd, sizeof cmd, "XGPU_TUNE=auto XGPU_TUNE_BUDGET_S=2.5 %s -b launch --reps 1",
+             GPUBENCH);
+    char *out = run(cmd, &status);
+    if (status != 0) {
+        fail_msg("XGPU_TUNE=auto XGPU_TUNE_BUDGET_S=2.5: status %d\n%s", status, out);
+    }
+    free(out);
 }
 
 /* gpubench tune: usage errors name the bad value; a short real tune

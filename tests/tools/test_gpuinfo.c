@@ -186,7 +186,9 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
     }
     free(out);
     /* A value XGPU_TUNE does not know is said, one it knows is not. */
-    expect("XGPU_TUNE=false", "--doctor", 0, "XGPU_TUNE=\"false\": not one of on, off, auto");
+    expect("XGPU_TUNE=false", "--doctor", 0, "XGPU_TUNE=\"false\" is not one of on, off, auto");
+    expect("XGPU_TUNE_BUDGET_S=0", "--doctor", 0,
+           "XGPU_TUNE_BUDGET_S=\"0\" is not a number of seconds in (0, 600]");
     expect("XGPU_TUNE=off", "--doctor", 0, "XGPU_TUNE=\"off\"\n");
 }
 

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "gpubench.h"
 #include "outfile.h"
+#include "tune_env.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -319,6 +320,11 @@ int gb_check(int argc, char **argv) {
     char why[1024];
     int rc = o.files && o.refs ? parse(argc, argv, &o) : 2;
     if (rc >= 0 || (rc = check_outputs(&o)) != 0 || (rc = load_refs(&o, &refs)) != 0) {
+        goto done;
+    }
+    if (!o.nfiles && tune_env_check(why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench check: %s\n", why);
+        rc = 2;
         goto done;
     }
     /* --json is made before the run, not found unwritable after it. */

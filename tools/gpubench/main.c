@@ -3,6 +3,7 @@
  * device and OpenBLAS on the host; every result verified. This file picks
  * the command: the run (run.c), report (report.c) or tune (tune.c). */
 #include "gpubench.h"
+#include "tune_env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +78,10 @@ static const char usage_notes[] =
     "of its maximum, ends in THROTTLED.\n"
     "\n"
     "Exit status: 0 when every result verified, 1 when one failed (or no device\n"
-    "ran, or -d matched none), 2 on usage errors (a -d that does not parse) before\n"
-    "anything runs, or when a result file could not be written. gpubench report\n"
-    "--help and gpubench tune --help say theirs; the guide is docs/gpubench.md\n"
-    "(man gpubench).\n";
+    "ran, or -d matched none), 2 on usage errors (a -d that does not parse, an\n"
+    "XGPU_TUNE or XGPU_TUNE_BUDGET_S the library does not read) before anything\n"
+    "runs, or when a result file could not be written. gpubench report --help and\n"
+    "gpubench tune --help say theirs; the guide is docs/gpubench.md (man gpubench).\n";
 
 /* The command line into *o. Returns -1 to go on and run, else the exit
  * status: 0 after --help, 2 on a usage error (said on stderr). */
@@ -139,6 +140,12 @@ static int parse_args(int argc, char **argv, gb_run_options *o) {
         gb_check_dtype_use(b->benches, b->dtypes, why, sizeof why) != 0 ||
         (b->size && gb_check_size(b->benches, b->size, why, sizeof why) != 0) ||
         (b->batch && gb_check_batch(b->benches, b->size, b->batch, why, sizeof why) != 0)) {
+        fprintf(stderr, "gpubench: %s\n", why);
+        return 2;
+    }
+    /* A typo in XGPU_TUNE would measure every kernel under a mode nobody
+     * asked for (the library only warns, under XGPU_LOG=warn). */
+    if (tune_env_check(why, sizeof why) != 0) {
         fprintf(stderr, "gpubench: %s\n", why);
         return 2;
     }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "gpuinfo.h"
 #include "device_id.h"
+#include "tune_env.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -258,15 +259,16 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
 }
 
 /* What a variable's value does that its name does not say. */
-static const char *env_note(const char *name, const char *val) {
+static const char *env_note(const char *name, const char *val, char *buf, size_t size) {
     if (!*val && strstr(name, "VISIBLE")) {
         return ": empty hides every device";
     }
-    if (!strcmp(name, "XGPU_TUNE") && *val && strcmp(val, "on") && strcmp(val, "1") &&
-        strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "auto")) {
-        return ": not one of on, off, auto (or 1, 0), so the tuning database is used";
+    const char *problem = tune_env_problem(name, val);
+    if (!problem) {
+        return "";
     }
-    return "";
+    snprintf(buf, size, " %s", problem);
+    return buf;
 }
 
 /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
@@ -297,7 +299,9 @@ static void check_environment(FILE *out) {
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
         if (val) {
-            line(out, "set", "%s=\"%s\"%s", vars[v], val, env_note(vars[v], val));
+            char note[160];
+            line(out, "set", "%s=\"%s\"%s", vars[v], val,
+                 env_note(vars[v], val, note, sizeof note));
         } else {
             line(out, "-", "%s not set", vars[v]);
         }
