@@ -109,8 +109,8 @@ void write_device(const char *path, const device *d) {
         double rate = case_base(i) * (d->factor ? d->factor[i] : 1);
         bool throttled = i == d->throttled_case;
         fprintf(f,
-                "%s\n  {\"bench\": \"%s\", \"impl\": \"%s\", \"device\": \"cuda:%d\", "
-                "\"device_name\": \"%s\", \"backend\": \"cuda\", \"dtype\": \"%s\", "
+                "%s\n  {\"bench\": \"%s\", \"impl\": \"%s\", \"device\": \"%s:%d\", "
+                "\"device_name\": \"%s\", \"backend\": \"%s\", \"dtype\": \"%s\", "
                 "\"shape\": \"case %d\", \"size\": %d, \"median_s\": 0.00123, \"min_s\": "
                 "0.0012, \"max_s\": 0.0013, \"stddev_s\": 1.2e-05, \"reps\": 20, "
                 "\"%s\": %.9g, \"pct_peak\": 61.5, \"first_s\": 0.05, \"verified\": true, "
@@ -126,9 +126,10 @@ void write_device(const char *path, const device *d) {
                 "\"mem_used_mib\": {\"min\": 1200, \"median\": 1200, \"max\": 1200}, "
                 "\"cpu_mhz\": null, \"sm_clock_max_mhz\": 1980, \"reasons\": [%s], "
                 "\"throttled\": %s, \"throttle_why\": \"%s\"}}",
-                i > d->first_case ? "," : "", case_bench(i), d->impl ? d->impl : "xgpu", d->index,
-                d->name, i % 8 < 4 ? "f32" : "f64", i, 32 << (i / 8 % 6), case_key(i), rate,
-                d->uuid, d->arch, d->host, throttled ? 1210 : 1980,
+                i > d->first_case ? "," : "", case_bench(i), d->impl ? d->impl : "xgpu",
+                d->backend ? d->backend : "cuda", d->index, d->name,
+                d->backend ? d->backend : "cuda", i % 8 < 4 ? "f32" : "f64", i, 32 << (i / 8 % 6),
+                case_key(i), rate, d->uuid, d->arch, d->host, throttled ? 1210 : 1980,
                 throttled ? "\"sw_thermal\"" : "", throttled ? "true" : "false",
                 throttled ? "sw_thermal; SM clock 1210 MHz < 0.75 of max 1980 MHz" : "");
     }

@@ -35,8 +35,9 @@ double case_base(int i);
 
 typedef struct device {
     const char *host, *uuid, *name, *arch, *version;
-    long rank; /* -1: "rank": null */
-    int index; /* cuda:N */
+    long rank;           /* -1: "rank": null */
+    int index;           /* cuda:N */
+    const char *backend; /* the device path's backend, NULL: "cuda" */
     int ncases;
     int first_case;       /* cases first_case .. ncases - 1 are written */
     const char *impl;     /* NULL: "xgpu" */

@@ -243,6 +243,79 @@ static void one_device_in_two_files_is_one_device(void **state) {
     free(md);
 }
 
+/* One GPU through CUDA and through OpenCL (gpu-check's -d cuda:0,opencl),
+ * the OpenCL path 30% slower, beside a second GPU of the model on CUDA at
+ * the first's speed: a case is per backend, so the OpenCL path is no
+ * straggler against its own GPU's CUDA rows, and the tables and charts
+ * name each impl with its backend. A model seen through one backend only
+ * keeps the impl alone. */
+static void one_gpu_on_two_backends_is_no_straggler(void **state) {
+    (void)state;
+    double slower[2] = {0.7, 0.7};
+    device d = {.host = "nv",
+                .uuid = "GPU-x",
+                .name = "NVIDIA H100 80GB HBM3",
+                .arch = "sm_90",
+                .rank = -1,
+                .ncases = 2,
+                .throttled_case = -1};
+    write_device("gbr-bk-cuda.json", &d);
+    d.backend = "opencl";
+    d.factor = slower;
+    write_device("gbr-bk-ocl.json", &d);
+    d.backend = NULL;
+    d.factor = NULL;
+    d.uuid = "GPU-y";
+    d.index = 1;
+    write_device("gbr-bk-cuda1.json", &d);
+    free(report("gbr-bk", "gbr-bk-cuda.json gbr-bk-ocl.json gbr-bk-cuda1.json", 0));
+    cJSON *j = read_json("gbr-bk.json");
+    if (array_size(j, "stragglers") != 0) {
+        char *text = cJSON_Print(cJSON_GetObjectItemCaseSensitive(j, "stragglers"));
+        fail_msg("the OpenCL path was judged against CUDA's rows:\n%s", text);
+    }
+    /* Two cases, each on two backends: four groups; CUDA's of 2 devices. */
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(j, "groups");
+    assert_int_equal(cJSON_GetArraySize(groups), 4);
+    int cuda = 0, opencl = 0;
+    for (int i = 0; i < 4; i++) {
+        const cJSON *g = cJSON_GetArrayItem(groups, i);
+        const char *backend = get_str(g, "backend");
+        if (!strcmp(backend, "cuda")) {
+            cuda++;
+            assert_int_equal((int)get_num(g, "devices"), 2);
+        } else if (!strcmp(backend, "opencl")) {
+            opencl++;
+            assert_int_equal((int)get_num(g, "devices"), 1);
+        }
+    }
+    assert_int_equal(cuda, 2);
+    assert_int_equal(opencl, 2);
+    cJSON_Delete(j);
+    char *md = xt_read_file("gbr-bk.md", NULL);
+    char *html = xt_read_file("gbr-bk.html", NULL);
+    assert_non_null(md);
+    assert_non_null(html);
+    if (!strstr(md, "| xgpu (opencl) |") || !strstr(md, "| xgpu (cuda) |") ||
+        strstr(md, "## Stragglers")) {
+        fail_msg("the Markdown does not name the backends, or lists a straggler:\n%s", md);
+    }
+    if (!strstr(html, "xgpu (opencl)") || !strstr(html, "xgpu (cuda)")) {
+        fail_msg("the HTML does not name the backends:\n%s", html);
+    }
+    free(md);
+    free(html);
+
+    /* One backend: the impl alone. */
+    free(report("gbr-bk1", "gbr-bk-cuda.json gbr-bk-cuda1.json", 0));
+    md = xt_read_file("gbr-bk1.md", NULL);
+    assert_non_null(md);
+    if (strstr(md, "xgpu (cuda)") || !strstr(md, "| xgpu |")) {
+        fail_msg("one backend, yet the impl names it:\n%s", md);
+    }
+    free(md);
+}
+
 /* The bar charts: each model's name once, on a line above its bars (not
  * beside every bar, where a long name ran off the chart), each bar labelled
  * with its case alone, and the cases in the order of their numbers
@@ -637,6 +710,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_finds_stragglers),
         cmocka_unit_test(report_straggler_needs_two_devices),
         cmocka_unit_test(one_device_in_two_files_is_one_device),
+        cmocka_unit_test(one_gpu_on_two_backends_is_no_straggler),
         cmocka_unit_test(bars_name_the_model_once_in_number_order),
         cmocka_unit_test(gemm_series_keep_their_colour),
         cmocka_unit_test(report_lists_throttled_rows_first),

@@ -151,9 +151,10 @@ static void spread(FILE *f, const gb_summary *s) {
     for (size_t i = 0; i < s->ngroups; i++) {
         const gb_group *g = &s->groups[i];
         const gb_row *k = g->key;
-        const char *cells[] = {k->bench, k->impl,        k->dtype,
-                               k->shape, k->device_name, k->device_arch[0] ? k->device_arch : "-",
-                               NULL};
+        char impl[64];
+        const char *cells[] = {
+            k->bench,       gb_impl_text(s, k, impl, sizeof impl),    k->dtype, k->shape,
+            k->device_name, k->device_arch[0] ? k->device_arch : "-", NULL};
         tr(f, cells);
         fprintf(f, "<td class=\"n\">%zu", g->n);
         if (g->left_out) {

@@ -149,6 +149,8 @@ static void groups(FILE *f, const gb_summary *s) {
         str(f, "device_arch", or_null(k->device_arch), false);
         str(f, "bench", k->bench, false);
         str(f, "impl", k->impl, false);
+        char backend[48];
+        str(f, "backend", gb_backend_text(k, backend, sizeof backend), false);
         str(f, "dtype", k->dtype, false);
         str(f, "shape", k->shape, false);
         num(f, "size", k->size);

@@ -148,9 +148,10 @@ static void spread(FILE *f, const gb_summary *s) {
     for (size_t i = 0; i < s->ngroups; i++) {
         const gb_group *g = &s->groups[i];
         const gb_row *k = g->key;
-        char model[200];
+        char model[200], impl[64];
         model_text(k, model, sizeof model);
-        const char *cells[] = {k->bench, k->impl, k->dtype, k->shape, model, NULL};
+        const char *cells[] = {
+            k->bench, gb_impl_text(s, k, impl, sizeof impl), k->dtype, k->shape, model, NULL};
         md_cells(f, cells);
         fprintf(f, " | %zu", g->n);
         if (g->left_out) {

@@ -83,6 +83,7 @@ typedef struct gb_summary {
     char missing_ranks[512];
     size_t nmissing_ranks;
     size_t devices;       /* distinct devices over all models */
+    bool mixed_backends;  /* some model has rows of two backends (gb_impl_text) */
     gb_device_row *table; /* the opening table (report_devices.h) */
     size_t ntable;
     gb_headline headline;
@@ -141,6 +142,17 @@ const char *gb_uuid_text(const gb_row *r);
 int gb_row_device_cmp(const gb_row *a, const gb_row *b);
 /* Natural order of device paths: "cuda:2" before "cuda:10". */
 int gb_device_cmp(const char *a, const char *b);
+/* One model: the device name and arch. */
+int gb_model_cmp(const gb_row *a, const gb_row *b);
+/* One backend: the device paths' part before ':' ("cuda" of "cuda:0"). A
+ * GPU seen through CUDA and through OpenCL is one model, and its rows of
+ * one case are two groups, never one device against itself. */
+int gb_backend_cmp(const gb_row *a, const gb_row *b);
+/* That part, into out ("cuda"); returns out. */
+const char *gb_backend_text(const gb_row *r, char *out, size_t size);
+/* The impl as the tables and charts name it: "xgpu", or "xgpu (opencl)"
+ * where some model of the report has rows of two backends. Returns out. */
+const char *gb_impl_text(const gb_summary *s, const gb_row *r, char *out, size_t size);
 
 /* The writers (md.c, html.c, json.c). Errors show in
  * ferror(f). */

@@ -65,23 +65,48 @@ int gb_device_cmp(const char *a, const char *b) {
     return *a ? 1 : (*b ? -1 : 0);
 }
 
-static int model_cmp(const gb_row *a, const gb_row *b) {
+int gb_model_cmp(const gb_row *a, const gb_row *b) {
     int c = strcmp(a->device_name, b->device_name);
     return c ? c : strcmp(a->device_arch, b->device_arch);
 }
 
+static size_t backend_len(const gb_row *r) {
+    const char *colon = strchr(r->device, ':');
+    return colon ? (size_t)(colon - r->device) : strlen(r->device);
+}
+
+int gb_backend_cmp(const gb_row *a, const gb_row *b) {
+    size_t na = backend_len(a), nb = backend_len(b);
+    int c = memcmp(a->device, b->device, na < nb ? na : nb);
+    return c ? c : (na < nb ? -1 : na > nb);
+}
+
+const char *gb_backend_text(const gb_row *r, char *out, size_t size) {
+    snprintf(out, size, "%.*s", (int)backend_len(r), r->device);
+    return out;
+}
+
+const char *gb_impl_text(const gb_summary *s, const gb_row *r, char *out, size_t size) {
+    if (s->mixed_backends) {
+        snprintf(out, size, "%s (%.*s)", r->impl, (int)backend_len(r), r->device);
+    } else {
+        snprintf(out, size, "%s", r->impl);
+    }
+    return out;
+}
+
+/* A case: bench, impl, backend, dtype, shape (in the order of its
+ * numbers: "copy 4 MiB" before "copy 256 MiB", 128x128x128 before
+ * 1024x1024x1024), unit and size. */
 static int case_cmp(const gb_row *a, const gb_row *b) {
-    static const size_t keys[] = {offsetof(gb_row, bench), offsetof(gb_row, impl),
-                                  offsetof(gb_row, dtype), offsetof(gb_row, shape),
-                                  offsetof(gb_row, unit)};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        const char *x = (const char *)a + keys[k], *y = (const char *)b + keys[k];
-        /* Shapes in the order of their numbers: "copy 4 MiB" before "copy
-         * 256 MiB", 128x128x128 before 1024x1024x1024. */
-        int c = keys[k] == offsetof(gb_row, shape) ? gb_device_cmp(x, y) : strcmp(x, y);
-        if (c) {
-            return c;
-        }
+    int c = strcmp(a->bench, b->bench);
+    c = c ? c : strcmp(a->impl, b->impl);
+    c = c ? c : gb_backend_cmp(a, b);
+    c = c ? c : strcmp(a->dtype, b->dtype);
+    c = c ? c : gb_device_cmp(a->shape, b->shape);
+    c = c ? c : strcmp(a->unit, b->unit);
+    if (c) {
+        return c;
     }
     /* NaN sizes cannot come from JSON; -1 (null) sorts first. */
     return a->size < b->size ? -1 : (a->size > b->size ? 1 : 0);
@@ -102,7 +127,7 @@ int gb_row_device_cmp(const gb_row *a, const gb_row *b) {
 
 static int order_cmp(const void *pa, const void *pb) {
     const gb_row *a = *(const gb_row *const *)pa, *b = *(const gb_row *const *)pb;
-    int c = model_cmp(a, b);
+    int c = gb_model_cmp(a, b);
     c = c ? c : case_cmp(a, b);
     c = c ? c : gb_row_device_cmp(a, b);
     /* Ties (one device's case twice) keep the files' order. */
@@ -111,7 +136,7 @@ static int order_cmp(const void *pa, const void *pb) {
 
 static int by_device_cmp(const void *pa, const void *pb) {
     const gb_row *a = *(const gb_row *const *)pa, *b = *(const gb_row *const *)pb;
-    int c = model_cmp(a, b);
+    int c = gb_model_cmp(a, b);
     c = c ? c : gb_row_device_cmp(a, b);
     return c ? c : (a < b ? -1 : a > b);
 }
@@ -133,7 +158,7 @@ static int straggler_cmp(const void *pa, const void *pb) {
 static int by_straggler_device_cmp(const void *pa, const void *pb) {
     const gb_straggler *a = *(const gb_straggler *const *)pa, *b = *(const gb_straggler *const *)pb;
     int c = gb_row_device_cmp(a->row, b->row);
-    c = c ? c : model_cmp(a->row, b->row);
+    c = c ? c : gb_model_cmp(a->row, b->row);
     return c ? c : (a < b ? -1 : a > b);
 }
 
@@ -249,7 +274,7 @@ static int find_straggling(gb_summary *s) {
     qsort(by, s->nstragglers, sizeof *by, by_straggler_device_cmp);
     for (size_t i = 0; i < s->nstragglers; i++) {
         if (!i || gb_row_device_cmp(by[i - 1]->row, by[i]->row) ||
-            model_cmp(by[i - 1]->row, by[i]->row)) {
+            gb_model_cmp(by[i - 1]->row, by[i]->row)) {
             s->straggling[s->nstraggling++] = (gb_straggler_device){by[i], 0};
         }
         s->straggling[s->nstraggling - 1].cases++;
@@ -269,7 +294,7 @@ static int find_models(gb_summary *s) {
     }
     for (size_t i = 0; i < t->count; i++) {
         const gb_row *r = s->by_device[i], *prev = i ? s->by_device[i - 1] : NULL;
-        if (!prev || model_cmp(prev, r)) {
+        if (!prev || gb_model_cmp(prev, r)) {
             s->models[s->nmodels++] = (gb_model){.key = r, .begin = i};
             prev = NULL;
         }
@@ -307,13 +332,19 @@ int gb_summarize(const gb_table *t, gb_summary *s) {
     qsort(s->by_device, t->count, sizeof *s->by_device, by_device_cmp);
     for (size_t i = 0; i < t->count; i++) {
         const gb_row *r = s->order[i], *prev = i ? s->order[i - 1] : NULL;
-        if (!prev || model_cmp(prev, r) || case_cmp(prev, r)) {
+        if (!prev || gb_model_cmp(prev, r) || case_cmp(prev, r)) {
             s->groups[s->ngroups++] = (gb_group){.key = r, .begin = i};
         }
         s->groups[s->ngroups - 1].end = i + 1;
     }
     for (size_t g = 0; g < s->ngroups; g++) {
         group_stats(&s->groups[g], s->order, scratch);
+    }
+    /* by_device holds a model's rows together: where they have two
+     * backends, two neighbours differ in it. */
+    for (size_t i = 1; i < t->count && !s->mixed_backends; i++) {
+        const gb_row *a = s->by_device[i - 1], *b = s->by_device[i];
+        s->mixed_backends = !gb_model_cmp(a, b) && gb_backend_cmp(a, b);
     }
     if (find_stragglers(s) != 0 || find_straggling(s) != 0 || find_models(s) != 0 ||
         gb_find_links(s) != 0 || gb_find_devices(s) != 0) {

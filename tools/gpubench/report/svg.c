@@ -23,16 +23,19 @@ static bool plottable(const gb_group *g) {
 static int gemm_cmp(const void *pa, const void *pb) {
     const gb_row *a = (*(const gb_group *const *)pa)->key, *b = (*(const gb_group *const *)pb)->key;
     int c = strcmp(a->dtype, b->dtype);
-    c = c ? c : strcmp(a->device_name, b->device_name);
-    c = c ? c : strcmp(a->device_arch, b->device_arch);
+    c = c ? c : gb_model_cmp(a, b);
     c = c ? c : strcmp(a->impl, b->impl);
+    c = c ? c : gb_backend_cmp(a, b);
     return c ? c : (a->size < b->size ? -1 : a->size > b->size);
 }
 
+/* One series: a model's impl on one backend. */
+static bool same_model_impl(const gb_row *a, const gb_row *b) {
+    return !gb_model_cmp(a, b) && !strcmp(a->impl, b->impl) && !gb_backend_cmp(a, b);
+}
+
 static bool same_series(const gb_group *a, const gb_group *b) {
-    return !strcmp(a->key->dtype, b->key->dtype) &&
-           !strcmp(a->key->device_name, b->key->device_name) &&
-           !strcmp(a->key->device_arch, b->key->device_arch) && !strcmp(a->key->impl, b->key->impl);
+    return !strcmp(a->key->dtype, b->key->dtype) && same_model_impl(a->key, b->key);
 }
 
 /* A GEMM chart's frame in pixels (width, height, margins) and the data's
@@ -81,11 +84,11 @@ static void gemm_axes(FILE *f, const gemm_chart *c) {
             (H - B + T) / 2, (H - B + T) / 2);
 }
 
-/* Series number s, the groups [i, j), in colour c: its line through the
- * medians, the min-max bars where it has several devices, and its legend
- * entry. */
+/* Series number s, the groups [i, j), in colour c, named impl (as
+ * gb_impl_text says it): its line through the medians, the min-max bars where it has several
+ * devices, and its legend entry. */
 static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs, size_t i,
-                        size_t j, int s, const char *c, size_t devices) {
+                        size_t j, int s, const char *c, const char *impl, size_t devices) {
     fprintf(f, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"%s\" points=\"", c);
     for (size_t k = i; k < j; k++) {
         fprintf(f, "%.1f,%.1f ", chart_x(ch, gs[k]->key->size), chart_y(ch, gs[k]->median));
@@ -112,7 +115,7 @@ static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs
         fputs(")", f);
     }
     fputs(" / ", f);
-    gb_xml_text(f, gs[i]->key->impl);
+    gb_xml_text(f, impl);
     fprintf(f, ", up to %zu device(s)</text>\n", devices);
 }
 
@@ -121,8 +124,7 @@ static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs
  * impl looks the same in the f32 chart as in the f64 one. */
 static size_t series_index(const gb_row *const *keys, size_t nkeys, const gb_row *k) {
     for (size_t i = 0; i < nkeys; i++) {
-        if (!strcmp(keys[i]->device_name, k->device_name) &&
-            !strcmp(keys[i]->device_arch, k->device_arch) && !strcmp(keys[i]->impl, k->impl)) {
+        if (same_model_impl(keys[i], k)) {
             return i;
         }
     }
@@ -130,8 +132,8 @@ static size_t series_index(const gb_row *const *keys, size_t nkeys, const gb_row
 }
 
 /* One chart: the groups [0, n) of one dtype; `keys` as series_index. */
-static void gemm_one(FILE *f, const gb_group *const *gs, size_t n, const gb_row *const *keys,
-                     size_t nkeys) {
+static void gemm_one(FILE *f, const gb_summary *sum, const gb_group *const *gs, size_t n,
+                     const gb_row *const *keys, size_t nkeys) {
     gemm_chart ch = {760, 360, 70, 20, 20, 50, INFINITY, -INFINITY, 0};
     int series = 0;
     for (size_t i = 0; i < n; i++) {
@@ -169,7 +171,9 @@ static void gemm_one(FILE *f, const gb_group *const *gs, size_t n, const gb_row 
              * more of them than colours. */
             size_t at = series_index(keys, nkeys, gs[i]->key);
             const char *c = colours[nkeys <= MAX_SERIES && at < nkeys ? at : (size_t)s];
-            gemm_series(f, &ch, gs, i, j, s++, c, devices);
+            char impl[64];
+            gb_impl_text(sum, gs[i]->key, impl, sizeof impl);
+            gemm_series(f, &ch, gs, i, j, s++, c, impl, devices);
         }
         i = j;
     }
@@ -218,7 +222,7 @@ void gb_svg_gemm(FILE *f, const gb_summary *s) {
             while (j < n && !strcmp(gs[i]->key->dtype, gs[j]->key->dtype)) {
                 j++;
             }
-            gemm_one(f, gs + i, j - i, keys, nkeys);
+            gemm_one(f, s, gs + i, j - i, keys, nkeys);
             i = j;
         }
     }
@@ -250,8 +254,7 @@ void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *ti
         if (has_bar(g, bench)) {
             vmax = fmax(vmax, g->max);
             bars++;
-            models += !prev || strcmp(prev->device_name, g->key->device_name) ||
-                      strcmp(prev->device_arch, g->key->device_arch);
+            models += !prev || gb_model_cmp(prev, g->key);
             prev = g->key;
         }
     }
@@ -274,8 +277,7 @@ void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *ti
             continue;
         }
         const gb_row *k = g->key;
-        if (!prev || strcmp(prev->device_name, k->device_name) ||
-            strcmp(prev->device_arch, k->device_arch)) {
+        if (!prev || gb_model_cmp(prev, k)) {
             model += prev != NULL;
             fprintf(f, "<rect x=\"0\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>", y + 4,
                     colours[model % MAX_SERIES]);
@@ -291,9 +293,9 @@ void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *ti
         }
         prev = k;
         fprintf(f, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", L - 6, y + 12);
-        char label[300];
-        snprintf(label, sizeof label, "%.40s %.16s %.120s (%zu)", k->impl, k->dtype, k->shape,
-                 g->n);
+        char label[300], impl[64];
+        snprintf(label, sizeof label, "%.40s %.16s %.120s (%zu)",
+                 gb_impl_text(s, k, impl, sizeof impl), k->dtype, k->shape, g->n);
         gb_xml_text(f, label);
         fprintf(f, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", L,
                 y, g->median * scale, bar, colours[model % MAX_SERIES]);
