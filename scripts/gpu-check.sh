@@ -47,19 +47,25 @@ set -u
 t_start=$(date +%s)
 sel=${1:-cuda:0}
 root=$(cd "$(dirname "$0")/.." && pwd)
-# The time and size settings, checked before anything is built.
-# need_number NAME VALUE UNIT MIN: VALUE must be a whole number of at most
-# 9 digits, MIN or more; else the run stops with exit 2, naming NAME.
-# Leading zeros are read as decimal ("08" is 8, "00" is 0).
+# The time and size settings and the switches, checked before anything is
+# built. need_number NAME DEFAULT UNIT MIN: prints the variable NAME (DEFAULT
+# where unset or empty, and an empty DEFAULT stays empty) as a decimal
+# number; it must be whole, at most 9 digits and MIN or more, else the
+# message goes to stderr and the status is 2. Leading zeros are decimal
+# ("08" is 8, "00" is 0).
 need_number() {
-    local what="a whole number"
+    local v=${!1:-$2} what="a whole number"
+    [ -z "$v" ] && return 0
     [ "$4" -gt 0 ] && what="a positive whole number"
-    case $2 in
+    case $v in
     '' | *[!0-9]* | ??????????*) ;;
-    *) [ $((10#$2)) -ge "$4" ] && return 0 ;;
+    *) if [ $((10#$v)) -ge "$4" ]; then
+        echo $((10#$v))
+        return 0
+    fi ;;
     esac
-    echo "gpu-check: $1 '$2' is not $what of $3 (at most 9 digits)"
-    exit 2
+    echo "gpu-check: $1 '$v' is not $what of $3 (at most 9 digits)" >&2
+    return 2
 }
 # need_flag NAME: the variable NAME is unset, empty, 0 (off) or 1 (on);
 # anything else ("yes", "false") stops the run with exit 2. Prints 1 or "".
@@ -69,32 +75,20 @@ need_flag() {
     1) echo 1 ;;
     *)
         echo "gpu-check: $1 '${!1}' is not 1 (on) or 0 (off)" >&2
-        exit 2
+        return 2
         ;;
     esac
 }
 built=$(need_flag GPU_CHECK_BUILT) || exit 2
 sweep=$(need_flag GPU_CHECK_SWEEP) || exit 2
 no_cmocka=$(need_flag GPU_CHECK_NO_CMOCKA) || exit 2
-budget=${GPU_CHECK_BUDGET_S:-}
-if [ -n "$budget" ]; then
-    need_number GPU_CHECK_BUDGET_S "$budget" seconds 0
-    budget=$((10#$budget))
-fi
-limit=${GPU_CHECK_TIMEOUT:-300}
-need_number GPU_CHECK_TIMEOUT "$limit" seconds 1
-limit=$((10#$limit))
+budget=$(need_number GPU_CHECK_BUDGET_S "" seconds 0) || exit 2
+limit=$(need_number GPU_CHECK_TIMEOUT 300 seconds 1) || exit 2
 # The memory benchmarks' size; the fleet and built-in-kernel runs take
 # 256 MiB, or less where GPU_CHECK_MIB asks for less.
-mib=${GPU_CHECK_MIB:-1024}
-need_number GPU_CHECK_MIB "$mib" MiB 1
-mib=$((10#$mib))
-gemm_n=${GPU_CHECK_GEMM_N:-4096}
-need_number GPU_CHECK_GEMM_N "$gemm_n" rows 1
-gemm_n=$((10#$gemm_n))
-tune_s=${GPU_CHECK_TUNE:-6}
-need_number GPU_CHECK_TUNE "$tune_s" seconds 1
-tune_s=$((10#$tune_s))
+mib=$(need_number GPU_CHECK_MIB 1024 MiB 1) || exit 2
+gemm_n=$(need_number GPU_CHECK_GEMM_N 4096 rows 1) || exit 2
+tune_s=$(need_number GPU_CHECK_TUNE 6 seconds 1) || exit 2
 small_mib=$((mib < 256 ? mib : 256))
 build=${GPU_CHECK_BUILD:-$root/build-gpu}
 logdir=${OUT:-$build}
