@@ -230,5 +230,10 @@ bool ocl__device_cpu_only(cl_device_id dev) {
     if (clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) {
         return false;
     }
-    return (type & ~(cl_device_type)CL_DEVICE_TYPE_DEFAULT) == CL_DEVICE_TYPE_CPU;
+    return ocl__cpu_only(type);
 }
+
+_Static_assert(OCL__TYPE_DEFAULT == CL_DEVICE_TYPE_DEFAULT && OCL__TYPE_CPU == CL_DEVICE_TYPE_CPU &&
+                   OCL__TYPE_GPU == CL_DEVICE_TYPE_GPU &&
+                   OCL__TYPE_ACCELERATOR == CL_DEVICE_TYPE_ACCELERATOR,
+               "cl_extensions.h's device type bits are OpenCL's");

@@ -40,3 +40,7 @@ const char *ocl__subgroups_option(bool usable) {
 const char *ocl__prefetch_option(bool cpu_only) {
     return cpu_only ? " -DXGPU__CL_PREFETCH=1" : "";
 }
+
+bool ocl__cpu_only(uint64_t type) {
+    return (type & ~(uint64_t)OCL__TYPE_DEFAULT) == OCL__TYPE_CPU;
+}

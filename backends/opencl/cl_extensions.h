@@ -5,6 +5,17 @@
 #define XGPU_CL_EXTENSIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* CL_DEVICE_TYPE_DEFAULT, _CPU, _GPU and _ACCELERATOR: bit values fixed by
+ * the OpenCL specification, named here so this file needs no OpenCL
+ * headers; cl_device_info.c asserts at compile time that they agree. */
+enum {
+    OCL__TYPE_DEFAULT = 1,
+    OCL__TYPE_CPU = 2,
+    OCL__TYPE_GPU = 4,
+    OCL__TYPE_ACCELERATOR = 8,
+};
 
 /* Whether `name` is one of the space-separated names of `exts`. */
 bool ocl__has_extension(const char *exts, const char *name);
@@ -21,5 +32,9 @@ const char *ocl__subgroups_option(bool usable);
  * hint); "" for the others. Oclgrind, which reports every type at once,
  * interprets the program and knows no prefetch. */
 const char *ocl__prefetch_option(bool cpu_only);
+/* Whether a CL_DEVICE_TYPE value is CPU alone, DEFAULT aside: true for
+ * pocl's CPU devices (CPU, or CPU|DEFAULT for the first one), false for
+ * GPUs and for oclgrind's CPU|GPU|ACCELERATOR. */
+bool ocl__cpu_only(uint64_t type);
 
 #endif

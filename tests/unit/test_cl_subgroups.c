@@ -117,10 +117,28 @@ static void prefetch_only_for_cpu_devices(void **state) {
     assert_string_equal(out, "((void)0)");
 }
 
+/* Which device types get the prefetch: pocl's CPU devices (the first one
+ * also DEFAULT), not GPUs, accelerators, or oclgrind's every-type device. */
+static void cpu_only_device_types(void **state) {
+    (void)state;
+    assert_true(ocl__cpu_only(OCL__TYPE_CPU));
+    assert_true(ocl__cpu_only(OCL__TYPE_CPU | OCL__TYPE_DEFAULT));
+    assert_false(ocl__cpu_only(OCL__TYPE_CPU | OCL__TYPE_GPU | OCL__TYPE_ACCELERATOR));
+    assert_false(ocl__cpu_only(OCL__TYPE_CPU | OCL__TYPE_GPU));
+    assert_false(ocl__cpu_only(OCL__TYPE_GPU));
+    assert_false(ocl__cpu_only(OCL__TYPE_GPU | OCL__TYPE_DEFAULT));
+    assert_false(ocl__cpu_only(OCL__TYPE_ACCELERATOR));
+    assert_false(ocl__cpu_only(OCL__TYPE_DEFAULT));
+    assert_false(ocl__cpu_only(0));
+    /* CL_DEVICE_TYPE_CUSTOM (16) beside CPU is not CPU alone. */
+    assert_false(ocl__cpu_only(OCL__TYPE_CPU | 16));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_info_and_prelude_agree),
         cmocka_unit_test(prefetch_only_for_cpu_devices),
+        cmocka_unit_test(cpu_only_device_types),
         cmocka_unit_test(whole_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
