@@ -291,14 +291,25 @@ static void one_gpu_on_two_backends_is_no_straggler(void **state) {
     }
     assert_int_equal(cuda, 2);
     assert_int_equal(opencl, 2);
+    /* Three device paths, two GPUs: counted by host and UUID. */
+    assert_int_equal((int)get_num(j, "devices"), 2);
+    const cJSON *headline = cJSON_GetObjectItemCaseSensitive(j, "headline");
+    assert_int_equal((int)get_num(headline, "devices"), 2);
+    assert_int_equal((int)get_num(headline, "device_paths"), 3);
+    assert_int_equal(array_size(j, "device_table"), 3);
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(j, "models");
+    assert_int_equal(cJSON_GetArraySize(models), 1);
+    assert_int_equal((int)get_num(cJSON_GetArrayItem(models, 0), "devices"), 2);
     cJSON_Delete(j);
     char *md = xt_read_file("gbr-bk.md", NULL);
     char *html = xt_read_file("gbr-bk.html", NULL);
     assert_non_null(md);
     assert_non_null(html);
     if (!strstr(md, "| xgpu (opencl) |") || !strstr(md, "| xgpu (cuda) |") ||
-        strstr(md, "## Stragglers")) {
-        fail_msg("the Markdown does not name the backends, or lists a straggler:\n%s", md);
+        strstr(md, "## Stragglers") || !strstr(md, "**2 device(s) (3 device paths) on 1 host(s)")) {
+        fail_msg("the Markdown does not name the backends, lists a straggler or counts paths as "
+                 "devices:\n%s",
+                 md);
     }
     if (!strstr(html, "xgpu (opencl)") || !strstr(html, "xgpu (cuda)")) {
         fail_msg("the HTML does not name the backends:\n%s", html);

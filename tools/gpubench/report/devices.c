@@ -150,10 +150,23 @@ static int str_cmp(const void *a, const void *b) {
 static int headline(gb_summary *s) {
     gb_headline *h = &s->headline;
     const char **hosts = malloc((s->ntable ? s->ntable : 1) * sizeof *hosts);
-    if (!hosts) {
+    const gb_row **keys = malloc((s->ntable ? s->ntable : 1) * sizeof *keys);
+    if (!hosts || !keys) {
+        free(hosts);
+        free(keys);
         return -1;
     }
-    h->devices = s->ntable;
+    h->paths = s->ntable;
+    for (size_t i = 0; i < s->ntable; i++) {
+        keys[i] = s->table[i].key;
+    }
+    long gpus = gb_count_gpus(keys, s->ntable);
+    free(keys);
+    if (gpus < 0) {
+        free(hosts);
+        return -1;
+    }
+    h->devices = (size_t)gpus;
     for (size_t i = 0; i < s->ntable; i++) {
         hosts[i] = s->table[i].key->host;
         h->models += !i || !same_model(s->table[i - 1].key, s->table[i].key);
@@ -284,8 +297,12 @@ void gb_headline_text(const gb_headline *h, char *out, size_t size) {
     if (h->first[0] && h->undated) {
         snprintf(undated, sizeof undated, " (%zu file(s) without a date)", h->undated);
     }
-    snprintf(out, size, "%zu device(s) on %zu host(s), %zu model(s); %s%s.", h->devices, h->hosts,
-             h->models, dates, undated);
+    char paths[64] = "";
+    if (h->paths != h->devices) {
+        snprintf(paths, sizeof paths, " (%zu device paths)", h->paths);
+    }
+    snprintf(out, size, "%zu device(s)%s on %zu host(s), %zu model(s); %s%s.", h->devices, paths,
+             h->hosts, h->models, dates, undated);
 }
 
 void gb_date_text(const char *utc, char *out, size_t size) {

@@ -71,8 +71,8 @@ static void front(FILE *f, const gb_summary *s) {
     gb_headline_text(h, line, sizeof line);
     fputs(",\n\"headline\": {", f);
     str(f, "text", line, true);
-    fprintf(f, ", \"devices\": %zu, \"hosts\": %zu, \"models\": %zu", h->devices, h->hosts,
-            h->models);
+    fprintf(f, ", \"devices\": %zu, \"device_paths\": %zu, \"hosts\": %zu, \"models\": %zu",
+            h->devices, h->paths, h->hosts, h->models);
     str_or_null(f, "first_started_utc", h->first);
     str_or_null(f, "last_started_utc", h->last);
     fprintf(f, ", \"undated_files\": %zu}", h->undated);

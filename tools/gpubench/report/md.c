@@ -23,11 +23,6 @@ static void md_rate(FILE *f, double rate, const char *unit) {
     }
 }
 
-static void model_text(const gb_row *r, char *out, size_t size) {
-    snprintf(out, size, "%s%s%s%s", r->device_name, r->device_arch[0] ? " (" : "", r->device_arch,
-             r->device_arch[0] ? ")" : "");
-}
-
 static void case_text(const gb_row *r, char *out, size_t size) {
     snprintf(out, size, "%s %s %s %s", r->bench, r->impl, r->dtype, r->shape);
 }
@@ -54,8 +49,8 @@ static void stragglers(FILE *f, const gb_summary *s) {
     for (size_t i = 0; i < s->nstraggling && i < GB_REPORT_LIST_MAX; i++) {
         const gb_straggler *x = s->straggling[i].worst;
         const gb_row *r = x->row;
-        char rank[24], model[200], kase[200];
-        model_text(r, model, sizeof model);
+        char rank[24], model[GB_MODEL_TEXT_MAX], kase[200];
+        gb_model_text(r, model, sizeof model);
         case_text(r, kase, sizeof kase);
         const char *cells[] = {
             r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), model, NULL};
@@ -72,8 +67,8 @@ static void stragglers(FILE *f, const gb_summary *s) {
     for (size_t i = 0; i < s->nstragglers && i < GB_REPORT_LIST_MAX; i++) {
         const gb_straggler *x = &s->stragglers[i];
         const gb_row *r = x->row;
-        char rank[24], model[200], kase[200];
-        model_text(r, model, sizeof model);
+        char rank[24], model[GB_MODEL_TEXT_MAX], kase[200];
+        gb_model_text(r, model, sizeof model);
         case_text(r, kase, sizeof kase);
         const char *cells[] = {
             r->host, gb_rank_text(r, rank, sizeof rank), r->device, gb_uuid_text(r), model, kase,
@@ -148,8 +143,8 @@ static void spread(FILE *f, const gb_summary *s) {
     for (size_t i = 0; i < s->ngroups; i++) {
         const gb_group *g = &s->groups[i];
         const gb_row *k = g->key;
-        char model[200], impl[64];
-        model_text(k, model, sizeof model);
+        char model[GB_MODEL_TEXT_MAX], impl[64];
+        gb_model_text(k, model, sizeof model);
         const char *cells[] = {
             k->bench, gb_impl_text(s, k, impl, sizeof impl), k->dtype, k->shape, model, NULL};
         md_cells(f, cells);

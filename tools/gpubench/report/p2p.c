@@ -19,7 +19,7 @@ typedef struct p2p_matrix {
 } p2p_matrix;
 
 static int name_cmp(const void *a, const void *b) {
-    return gb_device_cmp(*(const char *const *)a, *(const char *const *)b);
+    return gb_natural_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static long find(const p2p_matrix *m, const char *dev) {

@@ -140,10 +140,22 @@ const char *gb_rank_text(const gb_row *r, char *out, size_t size);
 const char *gb_uuid_text(const gb_row *r);
 /* Whether two rows are of one device: host, rank, path, UUID. */
 int gb_row_device_cmp(const gb_row *a, const gb_row *b);
-/* Natural order of device paths: "cuda:2" before "cuda:10". */
-int gb_device_cmp(const char *a, const char *b);
+/* Natural order, runs of digits as numbers: device paths ("cuda:2" before
+ * "cuda:10") and shapes ("4 MiB" before "256 MiB"). */
+int gb_natural_cmp(const char *a, const char *b);
+/* Whether two rows are of one physical device: the host and the UUID, or,
+ * for rows without a UUID, gb_row_device_cmp. One GPU seen through CUDA
+ * and through OpenCL (or by two ranks) is two device paths and one device. */
+int gb_row_gpu_cmp(const gb_row *a, const gb_row *b);
+/* How many physical devices rows[0..n) are of (gb_row_gpu_cmp); -1 when
+ * out of memory. */
+long gb_count_gpus(const gb_row *const *rows, size_t n);
 /* One model: the device name and arch. */
 int gb_model_cmp(const gb_row *a, const gb_row *b);
+/* The model as the tables and charts name it: "NVIDIA H200 (sm_90)", the
+ * name alone without an arch. Returns out. */
+#define GB_MODEL_TEXT_MAX 200
+const char *gb_model_text(const gb_row *r, char *out, size_t size);
 /* One backend: the device paths' part before ':' ("cuda" of "cuda:0"). A
  * GPU seen through CUDA and through OpenCL is one model, and its rows of
  * one case are two groups, never one device against itself. */

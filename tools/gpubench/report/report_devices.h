@@ -1,9 +1,12 @@
 /* The report's opening: a headline (how many devices, hosts and models,
- * the files' dates) and a row per device with where it ran (host, model,
- * backend, driver, CUDA/ROCm/OpenCL version, xgpu version, date) and its
- * headline figures. Filled by gb_summarize (devices.c); each writer prints
- * it first. A device is one host, rank, device path and UUID of one model
- * with at least one xgpu row (the CPU library's "host" rows are not one). */
+ * the files' dates) and a row per device path with where it ran (host,
+ * model, backend, driver, CUDA/ROCm/OpenCL version, xgpu version, date)
+ * and its headline figures. Filled by gb_summarize (devices.c); each
+ * writer prints it first. A row is one host, rank, device path and UUID of
+ * one model with at least one xgpu row (the CPU library's "host" rows are
+ * not one); the headline counts devices by host and UUID, so one GPU seen
+ * through CUDA and OpenCL is one device of two rows ("1 device(s) (2
+ * device paths)"). */
 #ifndef XGPU_GPUBENCH_REPORT_DEVICES_H
 #define XGPU_GPUBENCH_REPORT_DEVICES_H
 
@@ -39,7 +42,9 @@ typedef struct gb_device_row {
 } gb_device_row;
 
 typedef struct gb_headline {
-    size_t devices, hosts, models;
+    size_t devices; /* physical devices: by host and UUID (gb_row_gpu_cmp) */
+    size_t paths;   /* rows of the device table: one per device path */
+    size_t hosts, models;
     char first[32], last[32]; /* the earliest and latest started_utc; "" */
     size_t undated;           /* merged files without a started_utc */
 } gb_headline;

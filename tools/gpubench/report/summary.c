@@ -27,7 +27,7 @@ const char *gb_uuid_text(const gb_row *r) {
     return r->device_uuid[0] ? r->device_uuid : "-";
 }
 
-int gb_device_cmp(const char *a, const char *b) {
+int gb_natural_cmp(const char *a, const char *b) {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
             /* Compare the runs of digits as numbers: the longer run (without
@@ -70,6 +70,15 @@ int gb_model_cmp(const gb_row *a, const gb_row *b) {
     return c ? c : strcmp(a->device_arch, b->device_arch);
 }
 
+const char *gb_model_text(const gb_row *r, char *out, size_t size) {
+    if (r->device_arch[0]) {
+        snprintf(out, size, "%s (%s)", r->device_name, r->device_arch);
+    } else {
+        snprintf(out, size, "%s", r->device_name);
+    }
+    return out;
+}
+
 static size_t backend_len(const gb_row *r) {
     const char *colon = strchr(r->device, ':');
     return colon ? (size_t)(colon - r->device) : strlen(r->device);
@@ -103,7 +112,7 @@ static int case_cmp(const gb_row *a, const gb_row *b) {
     c = c ? c : strcmp(a->impl, b->impl);
     c = c ? c : gb_backend_cmp(a, b);
     c = c ? c : strcmp(a->dtype, b->dtype);
-    c = c ? c : gb_device_cmp(a->shape, b->shape);
+    c = c ? c : gb_natural_cmp(a->shape, b->shape);
     c = c ? c : strcmp(a->unit, b->unit);
     if (c) {
         return c;
@@ -121,8 +130,39 @@ int gb_row_device_cmp(const gb_row *a, const gb_row *b) {
     if (a->rank != b->rank) {
         return a->rank < b->rank ? -1 : 1;
     }
-    c = gb_device_cmp(a->device, b->device);
+    c = gb_natural_cmp(a->device, b->device);
     return c ? c : strcmp(a->device_uuid, b->device_uuid);
+}
+
+int gb_row_gpu_cmp(const gb_row *a, const gb_row *b) {
+    int c = strcmp(a->host, b->host);
+    if (c) {
+        return c;
+    }
+    bool ua = a->device_uuid[0] != 0, ub = b->device_uuid[0] != 0;
+    if (ua != ub) {
+        return ua ? 1 : -1;
+    }
+    return ua ? strcmp(a->device_uuid, b->device_uuid) : gb_row_device_cmp(a, b);
+}
+
+static int gpu_qsort_cmp(const void *pa, const void *pb) {
+    return gb_row_gpu_cmp(*(const gb_row *const *)pa, *(const gb_row *const *)pb);
+}
+
+long gb_count_gpus(const gb_row *const *rows, size_t n) {
+    const gb_row **sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) {
+        return -1;
+    }
+    memcpy(sorted, rows, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, gpu_qsort_cmp);
+    long gpus = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpus += !i || gb_row_gpu_cmp(sorted[i - 1], sorted[i]);
+    }
+    free(sorted);
+    return gpus;
 }
 
 static int order_cmp(const void *pa, const void *pb) {
@@ -284,8 +324,8 @@ static int find_straggling(gb_summary *s) {
     return 0;
 }
 
-/* Models from the rows sorted by model and device: distinct devices and
- * hosts per model. */
+/* Models from the rows sorted by model and device: distinct physical
+ * devices (gb_row_gpu_cmp) and hosts per model. */
 static int find_models(gb_summary *s) {
     const gb_table *t = s->t;
     s->models = calloc(t->count ? t->count : 1, sizeof *s->models);
@@ -300,14 +340,23 @@ static int find_models(gb_summary *s) {
         }
         gb_model *m = &s->models[s->nmodels - 1];
         m->end = i + 1;
-        if (!prev || gb_row_device_cmp(prev, r)) {
-            m->devices++;
-            s->devices++;
-        }
         if (!prev || strcmp(prev->host, r->host)) {
             m->hosts++;
         }
     }
+    for (size_t i = 0; i < s->nmodels; i++) {
+        gb_model *m = &s->models[i];
+        long gpus = gb_count_gpus(s->by_device + m->begin, m->end - m->begin);
+        if (gpus < 0) {
+            return -1;
+        }
+        m->devices = (size_t)gpus;
+    }
+    long gpus = gb_count_gpus(s->by_device, t->count);
+    if (gpus < 0) {
+        return -1;
+    }
+    s->devices = (size_t)gpus;
     return 0;
 }
 

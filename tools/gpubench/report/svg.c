@@ -108,12 +108,8 @@ static void gemm_series(FILE *f, const gemm_chart *ch, const gb_group *const *gs
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", ch->L,
             ch->H + 20 * s, c);
     fprintf(f, "<text x=\"%d\" y=\"%d\">", ch->L + 18, ch->H + 20 * s + 11);
-    gb_xml_text(f, gs[i]->key->device_name);
-    if (gs[i]->key->device_arch[0]) {
-        fputs(" (", f);
-        gb_xml_text(f, gs[i]->key->device_arch);
-        fputs(")", f);
-    }
+    char model[GB_MODEL_TEXT_MAX];
+    gb_xml_text(f, gb_model_text(gs[i]->key, model, sizeof model));
     fputs(" / ", f);
     gb_xml_text(f, impl);
     fprintf(f, ", up to %zu device(s)</text>\n", devices);
@@ -282,12 +278,8 @@ void gb_svg_bars(FILE *f, const gb_summary *s, const char *bench, const char *ti
             fprintf(f, "<rect x=\"0\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/>", y + 4,
                     colours[model % MAX_SERIES]);
             fprintf(f, "<text x=\"16\" y=\"%zu\" font-weight=\"bold\">", y + 13);
-            gb_xml_text(f, k->device_name);
-            if (k->device_arch[0]) {
-                fputs(" (", f);
-                gb_xml_text(f, k->device_arch);
-                fputs(")", f);
-            }
+            char model_name[GB_MODEL_TEXT_MAX];
+            gb_xml_text(f, gb_model_text(k, model_name, sizeof model_name));
             fputs("</text>\n", f);
             y += step;
         }
