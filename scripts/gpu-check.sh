@@ -249,6 +249,28 @@ may_run() {
     fi
     return 0
 }
+# Whether every verdict of a gpubench check JSON (schema
+# xgpu.gpubench-check/1) is UNKNOWN: its "summary" line counts the devices
+# per verdict, '"summary": {"OK": 0, ..., "UNKNOWN": 1, ...}'. False when
+# the file is missing, of another schema, or counts no device.
+all_unknown() {
+    local summary total=0 unknown=0 pair name count
+    grep -q '"schema": "xgpu.gpubench-check/1"' "$1" 2>/dev/null || return 1
+    summary=$(sed -n 's/^ *"summary": {\(.*\)}$/\1/p' "$1")
+    [ -n "$summary" ] || return 1
+    local IFS=,
+    for pair in $summary; do
+        name=$(echo "$pair" | sed -n 's/^ *"\([A-Z_]*\)": *[0-9]* *$/\1/p')
+        count=$(echo "$pair" | sed -n 's/^ *"[A-Z_]*": *\([0-9]*\) *$/\1/p')
+        [ -n "$name" ] && [ -n "$count" ] || return 1
+        total=$((total + count))
+        if [ "$name" = UNKNOWN ]; then
+            unknown=$count
+        fi
+    done
+    [ "$total" -gt 0 ] && [ "$unknown" -eq "$total" ]
+}
+
 check() {
     local name=$1
     shift
@@ -288,8 +310,8 @@ timed out after $cap s"
     elif [ "$rc" -eq 77 ] || { [ "$rc" -eq 1 ] && [ -n "${no_device_ok:-}" ]; }; then
         result=SKIP
     elif [ "$rc" -eq 1 ] && [ "$name" = gpubench.check ] &&
-        echo "$out" | grep -qE "^gpubench check: [0-9]+ devices?: [0-9]+ UNKNOWN$"; then
-        # Every verdict UNKNOWN: the model has no reference (a CPU, a card
+        all_unknown "$logdir/gpubench-check.json"; then
+        # Every verdict in its JSON UNKNOWN: the model has no reference (a CPU, a card
         # not in the table). Its figures are in the log, not judged.
         result=SKIP
         out="$out

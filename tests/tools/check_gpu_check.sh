@@ -7,7 +7,8 @@
 # the budget is stopped and says so; a short real run (the heavy checks
 # left out by GPU_CHECK_SKIP) passes, writes gpubench's JSON, the report and the
 # summary, and a device without a reference model says SKIP at
-# gpubench.check rather than failing the run.
+# gpubench.check rather than failing the run (read from its JSON: a device
+# of another verdict beside it fails).
 # Usage: check_gpu_check.sh SCRIPTS_DIR BUILD_DIR. Exit 77 without a device.
 set -u
 script=$1/gpu-check.sh
@@ -134,6 +135,33 @@ for f in gpubench-gemm.json gpubench-check-run.json gpubench-report.md gpubench-
 done
 has short/gpubench-report.md "opencl:0"
 [ -e "$dir/short/gpubench-memory.json" ] && no "short: a check left out wrote its file"
+
+# gpubench check's SKIP comes from its JSON, not its prose: a fake gpubench
+# whose check prints "1 UNKNOWN" and exits 1, its JSON counting the
+# verdicts given in FAKE_UNKNOWN and FAKE_DEGRADED.
+mkdir -p "$dir/verdicts/bin"
+printf '#!/bin/sh\nexit 0\n' >"$dir/verdicts/bin/gpuinfo"
+cat >"$dir/verdicts/bin/gpubench" <<'FAKE'
+#!/bin/sh
+[ "$1" = check ] || exit 0
+json=""
+while [ $# -gt 0 ]; do
+    [ "$1" = --json ] && json=$2
+    shift
+done
+printf '{\n  "schema": "xgpu.gpubench-check/1",\n  "devices": [\n  ],\n  "summary": {"OK": 0, "UNDERPERFORMING": 0, "UNKNOWN": %s, "DEGRADED": %s, "FAULTY": 0}\n}\n' \
+    "$FAKE_UNKNOWN" "$FAKE_DEGRADED" >"$json"
+echo "gpubench check: 1 device: 1 UNKNOWN"
+exit 1
+FAKE
+chmod +x "$dir/verdicts/bin/gpuinfo" "$dir/verdicts/bin/gpubench"
+only_check='gpuinfo*,gpubench.gemm*,gpubench.memory,gpubench.fleet,gpubench.tune*,gpubench.report,library.tune'
+run unknown 0 GPU_CHECK_BUILD="$dir/verdicts" GPU_CHECK_SKIP="$only_check" FAKE_UNKNOWN=2 \
+    FAKE_DEGRADED=0
+has unknown/gpu-check-summary.txt "^gpubench.check +SKIP .*UNKNOWN: no reference for this model"
+run degraded 1 GPU_CHECK_BUILD="$dir/verdicts" GPU_CHECK_SKIP="$only_check" FAKE_UNKNOWN=1 \
+    FAKE_DEGRADED=1
+has degraded/gpu-check-summary.txt "^gpubench.check +FAIL "
 
 if [ -n "$had_cache" ] && [ ! -f "$build/CMakeCache.txt" ]; then
     no "gpu-check removed the build folder's CMakeCache.txt"
