@@ -923,6 +923,16 @@ XGPU_API xgpu_status xgpu_tune_lookup(xgpu_context *context, const char *kernel,
  * folder. XGPU_ERROR_UNSUPPORTED when neither can be named. */
 XGPU_API xgpu_status xgpu_tune_db_path(char *path, size_t size);
 
+/* Whether the library takes `value` (NULL or "": unset) for the tuning
+ * variable `name`, "XGPU_TUNE" or "XGPU_TUNE_BUDGET_S", as given. The
+ * library reads a value it does not know as the default (the database; 3
+ * s) and warns only under XGPU_LOG=warn: a program may check first and
+ * refuse. XGPU_ERROR_INVALID_ARGUMENT for such a value, xgpu_last_error()
+ * saying what the library does instead ("XGPU_TUNE='autoo' is not one of
+ * on, off, auto (or 1, 0); the tuning database is used"), and for a NULL
+ * or other name. Reads no environment, needs no device. New after 0.6.0. */
+XGPU_API xgpu_status xgpu_tune_setting_check(const char *name, const char *value);
+
 typedef struct xgpu_tune_progress {
     const char *kernel, *shape_class; /* "gemm", "large" */
     xgpu_dtype dtype;

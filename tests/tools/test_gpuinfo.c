@@ -186,9 +186,11 @@ static void doctor_names_the_missing_driver_and_passes_pocl(void **state) {
     }
     free(out);
     /* A value XGPU_TUNE does not know is said, one it knows is not. */
-    expect("XGPU_TUNE=false", "--doctor", 0, "XGPU_TUNE=\"false\" is not one of on, off, auto");
+    expect("XGPU_TUNE=false", "--doctor", 0,
+           "XGPU_TUNE=\"false\"\n  warn  XGPU_TUNE='false' is not one of on, off, auto (or 1, 0); "
+           "the tuning database is used\n");
     expect("XGPU_TUNE_BUDGET_S=0", "--doctor", 0,
-           "XGPU_TUNE_BUDGET_S=\"0\" is not a number of seconds in (0, 600]");
+           "warn  XGPU_TUNE_BUDGET_S='0' is not a number of seconds in (0, 600]; 3 is used\n");
     expect("XGPU_TUNE=off", "--doctor", 0, "XGPU_TUNE=\"off\"\n");
 }
 

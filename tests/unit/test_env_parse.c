@@ -1,6 +1,7 @@
 /* The XGPU_* value parsers: a value is read whole or refused with a reason,
  * never half-read. */
 #include "support.h"
+#include "tunedb.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,59 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+/* XGPU_TUNE and XGPU_TUNE_BUDGET_S: the one reading the lookup, the
+ * quick tune and xgpu_tune_setting_check share. */
+static void tune_settings(void **state) {
+    (void)state;
+    static const struct {
+        const char *v;
+        bool ok;
+        xgpu__tune_mode mode;
+    } modes[] = {{NULL, true, XGPU__TUNE_ON},     {"", true, XGPU__TUNE_ON},
+                 {"on", true, XGPU__TUNE_ON},     {"1", true, XGPU__TUNE_ON},
+                 {"off", true, XGPU__TUNE_OFF},   {"0", true, XGPU__TUNE_OFF},
+                 {"auto", true, XGPU__TUNE_AUTO}, {"autoo", false, XGPU__TUNE_ON},
+                 {"Off", false, XGPU__TUNE_ON},   {"false", false, XGPU__TUNE_ON},
+                 {"auto ", false, XGPU__TUNE_ON}, {"01", false, XGPU__TUNE_ON}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        xgpu__tune_mode mode = XGPU__TUNE_AUTO + 1;
+        bool ok = xgpu__tune_mode_parse(modes[i].v, &mode);
+        if (ok != modes[i].ok || mode != modes[i].mode) {
+            fail_msg("XGPU_TUNE='%s': %s, mode %d", modes[i].v ? modes[i].v : "(unset)",
+                     ok ? "taken" : "refused", (int)mode);
+        }
+        xgpu_status st = xgpu_tune_setting_check("XGPU_TUNE", modes[i].v);
+        assert_int_equal(st, ok ? XGPU_SUCCESS : XGPU_ERROR_INVALID_ARGUMENT);
+        if (!ok) {
+            assert_non_null(strstr(xgpu_last_error()->message, "is not one of on, off, auto"));
+            assert_non_null(strstr(xgpu_last_error()->message, modes[i].v));
+        }
+    }
+    static const struct {
+        const char *v;
+        bool ok;
+        double s;
+    } budgets[] = {{NULL, true, 3},   {"", true, 3},     {"0.5", true, 0.5}, {"600", true, 600},
+                   {"2e1", true, 20}, {"0", false, 3},   {"-1", false, 3},   {"600.5", false, 3},
+                   {"10s", false, 3}, {"nan", false, 3}, {"inf", false, 3},  {" ", false, 3}};
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+        double s = -7;
+        bool ok = xgpu__tune_budget_parse(budgets[i].v, &s);
+        if (ok != budgets[i].ok || s != budgets[i].s) {
+            fail_msg("XGPU_TUNE_BUDGET_S='%s': %s, %g s", budgets[i].v ? budgets[i].v : "(unset)",
+                     ok ? "taken" : "refused", s);
+        }
+        xgpu_status st = xgpu_tune_setting_check("XGPU_TUNE_BUDGET_S", budgets[i].v);
+        assert_int_equal(st, ok ? XGPU_SUCCESS : XGPU_ERROR_INVALID_ARGUMENT);
+        if (!ok) {
+            assert_non_null(strstr(xgpu_last_error()->message, "in (0, 600]; 3 is used"));
+        }
+    }
+    assert_int_equal(xgpu_tune_setting_check(NULL, "on"), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(xgpu_tune_setting_check("XGPU_TUNE_DB", "x"), XGPU_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(xgpu_last_error()->message, "is not a tuning variable"));
+}
 
 static void backend_lists(void **state) {
     (void)state;
@@ -108,6 +162,7 @@ static void whole_numbers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backend_lists),
+        cmocka_unit_test(tune_settings),
         cmocka_unit_test(gemm_params),
         cmocka_unit_test(whole_numbers),
     };

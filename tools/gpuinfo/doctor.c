@@ -259,16 +259,8 @@ static void check_backend(FILE *out, uint32_t b, const xgpu_backend_info *bi) {
 }
 
 /* What a variable's value does that its name does not say. */
-static const char *env_note(const char *name, const char *val, char *buf, size_t size) {
-    if (!*val && strstr(name, "VISIBLE")) {
-        return ": empty hides every device";
-    }
-    const char *problem = tune_env_problem(name, val);
-    if (!problem) {
-        return "";
-    }
-    snprintf(buf, size, " %s", problem);
-    return buf;
+static const char *env_note(const char *name, const char *val) {
+    return !*val && strstr(name, "VISIBLE") ? ": empty hides every device" : "";
 }
 
 /* What selects devices or libraries; CUDA_PATH, VIRTUAL_ENV and
@@ -299,9 +291,11 @@ static void check_environment(FILE *out) {
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *val = getenv(vars[v]);
         if (val) {
-            char note[160];
-            line(out, "set", "%s=\"%s\"%s", vars[v], val,
-                 env_note(vars[v], val, note, sizeof note));
+            char why[300];
+            line(out, "set", "%s=\"%s\"%s", vars[v], val, env_note(vars[v], val));
+            if (tune_env_refused(vars[v], val, why, sizeof why)) {
+                line(out, "warn", "%s", why); /* the library's own words */
+            }
         } else {
             line(out, "-", "%s not set", vars[v]);
         }

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUDGET_DEFAULT_S 3.0
-#define BUDGET_MAX_S 600.0
 /* Problems of at most this many bytes per buffer: the input and the host
  * reference of the large classes stay quick to make. */
 #define AUTO_MAX_BYTES (64u << 20)
@@ -36,16 +34,10 @@ static size_t ntried;
 /* XGPU_TUNE_BUDGET_S: seconds per kernel, dtype and class, in (0, 600]. */
 static double budget_s(void) {
     const char *v = getenv("XGPU_TUNE_BUDGET_S");
-    if (!v || !*v) {
-        return BUDGET_DEFAULT_S;
-    }
-    char *end = NULL;
-    double s = strtod(v, &end);
-    if (end == v || *end || !(s > 0 && s <= BUDGET_MAX_S)) {
-        xgpu__log("tune", XGPU_LOG_WARN,
-                  "XGPU_TUNE_BUDGET_S='%.40s' is not a number of seconds in (0, %g]; %g is used", v,
-                  BUDGET_MAX_S, BUDGET_DEFAULT_S);
-        return BUDGET_DEFAULT_S;
+    double s;
+    if (!xgpu__tune_budget_parse(v, &s)) {
+        xgpu__log("tune", XGPU_LOG_WARN, "XGPU_TUNE_BUDGET_S='%.40s' %s", v,
+                  xgpu__tune_setting_refusal("XGPU_TUNE_BUDGET_S"));
     }
     return s;
 }

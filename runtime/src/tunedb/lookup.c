@@ -99,22 +99,12 @@ void xgpu__tune_forget(void) {
 xgpu__tune_mode xgpu__tune_mode_get(void) {
     static atomic_flag warned = ATOMIC_FLAG_INIT;
     const char *v = getenv("XGPU_TUNE");
-    if (!v || !*v || !strcmp(v, "on") || !strcmp(v, "1")) {
-        return XGPU__TUNE_ON;
+    xgpu__tune_mode mode;
+    if (!xgpu__tune_mode_parse(v, &mode) && !atomic_flag_test_and_set(&warned)) {
+        xgpu__log("tune", XGPU_LOG_WARN, "XGPU_TUNE='%.40s' %s", v,
+                  xgpu__tune_setting_refusal("XGPU_TUNE"));
     }
-    if (!strcmp(v, "off") || !strcmp(v, "0")) {
-        return XGPU__TUNE_OFF;
-    }
-    if (!strcmp(v, "auto")) {
-        return XGPU__TUNE_AUTO;
-    }
-    if (!atomic_flag_test_and_set(&warned)) {
-        xgpu__log("tune", XGPU_LOG_WARN,
-                  "XGPU_TUNE='%.40s' is not one of on, off, auto (or 1, 0); the tuning "
-                  "database is used",
-                  v);
-    }
-    return XGPU__TUNE_ON;
+    return mode;
 }
 
 /* Set once, by a constructor of the tuner, before any context exists. */

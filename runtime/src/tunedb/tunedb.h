@@ -318,6 +318,16 @@ void xgpu__tune_set_auto(xgpu__tune_auto_fn fn);
 /* XGPU_TUNE as a mode: off ("off", "0"), auto, or on (unset, anything else). */
 typedef enum xgpu__tune_mode { XGPU__TUNE_ON, XGPU__TUNE_OFF, XGPU__TUNE_AUTO } xgpu__tune_mode;
 xgpu__tune_mode xgpu__tune_mode_get(void);
+/* The one reading of each tuning variable (settings.c). XGPU_TUNE: on for
+ * NULL, "", "on", "1"; off for "off", "0"; auto for "auto"; false (and on)
+ * for anything else. XGPU_TUNE_BUDGET_S: seconds in (0, 600]; NULL or ""
+ * is the default 3 s; false (and 3) for anything else. */
+bool xgpu__tune_mode_parse(const char *value, xgpu__tune_mode *mode);
+bool xgpu__tune_budget_parse(const char *value, double *seconds);
+/* What the library says of a value it refuses for `name`, after
+ * "NAME='value' ": "is not one of on, off, auto (or 1, 0); the tuning
+ * database is used". */
+const char *xgpu__tune_setting_refusal(const char *name);
 
 /* One remembered choice of a context. */
 #define XGPU__TUNE_MEMO_MAX 48
