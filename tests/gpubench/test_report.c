@@ -317,6 +317,37 @@ static void one_gpu_on_two_backends_is_no_straggler(void **state) {
     free(md);
     free(html);
 
+    /* Two OpenCL paths that report GPU-x beside cuda:0: two devices of
+     * GPU-x (paths of one backend are never one device), four paths. */
+    d.backend = "opencl";
+    d.uuid = "GPU-x";
+    write_device("gbr-bk-ocl1.json", &d);
+    free(report("gbr-bk2", "gbr-bk-cuda.json gbr-bk-ocl.json gbr-bk-ocl1.json gbr-bk-cuda1.json",
+                0));
+    j = read_json("gbr-bk2.json");
+    headline = cJSON_GetObjectItemCaseSensitive(j, "headline");
+    assert_int_equal((int)get_num(headline, "devices"), 3);
+    assert_int_equal((int)get_num(headline, "device_paths"), 4);
+    assert_int_equal((int)get_num(j, "devices"), 3);
+    cJSON_Delete(j);
+    /* cuda:0 of two ranks on one host, one UUID: one GPU, two rows. */
+    d = (device){.host = "nv2",
+                 .uuid = "GPU-z",
+                 .name = "NVIDIA H100 80GB HBM3",
+                 .arch = "sm_90",
+                 .rank = 0,
+                 .ncases = 2,
+                 .throttled_case = -1};
+    write_device("gbr-bk-r0.json", &d);
+    d.rank = 1;
+    write_device("gbr-bk-r1.json", &d);
+    free(report("gbr-bk3", "gbr-bk-r0.json gbr-bk-r1.json", 0));
+    j = read_json("gbr-bk3.json");
+    headline = cJSON_GetObjectItemCaseSensitive(j, "headline");
+    assert_int_equal((int)get_num(headline, "devices"), 1);
+    assert_int_equal((int)get_num(headline, "device_paths"), 2);
+    cJSON_Delete(j);
+
     /* One backend: the impl alone. */
     free(report("gbr-bk1", "gbr-bk-cuda.json gbr-bk-cuda1.json", 0));
     md = xt_read_file("gbr-bk1.md", NULL);

@@ -143,12 +143,13 @@ int gb_row_device_cmp(const gb_row *a, const gb_row *b);
 /* Natural order, runs of digits as numbers: device paths ("cuda:2" before
  * "cuda:10") and shapes ("4 MiB" before "256 MiB"). */
 int gb_natural_cmp(const char *a, const char *b);
-/* Whether two rows are of one physical device: the host and the UUID, or,
- * for rows without a UUID, gb_row_device_cmp. One GPU seen through CUDA
- * and through OpenCL (or by two ranks) is two device paths and one device. */
-int gb_row_gpu_cmp(const gb_row *a, const gb_row *b);
-/* How many physical devices rows[0..n) are of (gb_row_gpu_cmp); -1 when
- * out of memory. */
+/* How many physical devices rows[0..n) are of; -1 when out of memory.
+ * Rows of one host and UUID are the same devices seen through each
+ * backend: as many as the backend with the most distinct paths among them
+ * has (one GPU through CUDA and OpenCL, or cuda:0 of two ranks, is one;
+ * two paths of one backend that report one UUID are two, as gpuinfo
+ * counts them). A row without a UUID is a device per host, rank and path
+ * (gb_row_device_cmp). */
 long gb_count_gpus(const gb_row *const *rows, size_t n);
 /* One model: the device name and arch. */
 int gb_model_cmp(const gb_row *a, const gb_row *b);

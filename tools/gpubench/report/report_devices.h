@@ -42,7 +42,7 @@ typedef struct gb_device_row {
 } gb_device_row;
 
 typedef struct gb_headline {
-    size_t devices; /* physical devices: by host and UUID (gb_row_gpu_cmp) */
+    size_t devices; /* physical devices: by host and UUID (gb_count_gpus) */
     size_t paths;   /* rows of the device table: one per device path */
     size_t hosts, models;
     char first[32], last[32]; /* the earliest and latest started_utc; "" */

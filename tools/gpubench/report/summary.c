@@ -134,20 +134,32 @@ int gb_row_device_cmp(const gb_row *a, const gb_row *b) {
     return c ? c : strcmp(a->device_uuid, b->device_uuid);
 }
 
-int gb_row_gpu_cmp(const gb_row *a, const gb_row *b) {
+/* The order gb_count_gpus counts in: rows with a UUID by host, UUID,
+ * backend and path; the others by device (gb_row_device_cmp), after them. */
+static int gpu_order(const gb_row *a, const gb_row *b) {
     int c = strcmp(a->host, b->host);
     if (c) {
         return c;
     }
     bool ua = a->device_uuid[0] != 0, ub = b->device_uuid[0] != 0;
     if (ua != ub) {
-        return ua ? 1 : -1;
+        return ua ? -1 : 1;
     }
-    return ua ? strcmp(a->device_uuid, b->device_uuid) : gb_row_device_cmp(a, b);
+    if (!ua) {
+        return gb_row_device_cmp(a, b);
+    }
+    c = strcmp(a->device_uuid, b->device_uuid);
+    c = c ? c : gb_backend_cmp(a, b);
+    return c ? c : gb_natural_cmp(a->device, b->device);
 }
 
 static int gpu_qsort_cmp(const void *pa, const void *pb) {
-    return gb_row_gpu_cmp(*(const gb_row *const *)pa, *(const gb_row *const *)pb);
+    return gpu_order(*(const gb_row *const *)pa, *(const gb_row *const *)pb);
+}
+
+static bool same_host_uuid(const gb_row *a, const gb_row *b) {
+    return a->device_uuid[0] && !strcmp(a->host, b->host) &&
+           !strcmp(a->device_uuid, b->device_uuid);
 }
 
 long gb_count_gpus(const gb_row *const *rows, size_t n) {
@@ -158,8 +170,24 @@ long gb_count_gpus(const gb_row *const *rows, size_t n) {
     memcpy(sorted, rows, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, gpu_qsort_cmp);
     long gpus = 0;
-    for (size_t i = 0; i < n; i++) {
-        gpus += !i || gb_row_gpu_cmp(sorted[i - 1], sorted[i]);
+    for (size_t i = 0; i < n;) {
+        if (!sorted[i]->device_uuid[0]) {
+            gpus += !i || gpu_order(sorted[i - 1], sorted[i]) != 0;
+            i++;
+            continue;
+        }
+        /* One host's paths with this UUID: each backend's distinct paths
+         * are so many devices, and the backends see the same ones. */
+        size_t most = 0, paths = 0, j = i;
+        for (; j < n && same_host_uuid(sorted[i], sorted[j]); j++) {
+            bool new_backend = j == i || gb_backend_cmp(sorted[j - 1], sorted[j]) != 0;
+            paths = new_backend
+                        ? 1
+                        : paths + (gb_natural_cmp(sorted[j - 1]->device, sorted[j]->device) != 0);
+            most = paths > most ? paths : most;
+        }
+        gpus += (long)most;
+        i = j;
     }
     free(sorted);
     return gpus;
@@ -324,8 +352,8 @@ static int find_straggling(gb_summary *s) {
     return 0;
 }
 
-/* Models from the rows sorted by model and device: distinct physical
- * devices (gb_row_gpu_cmp) and hosts per model. */
+/* Models from the rows sorted by model and device: physical devices
+ * (gb_count_gpus) and hosts per model. */
 static int find_models(gb_summary *s) {
     const gb_table *t = s->t;
     s->models = calloc(t->count ? t->count : 1, sizeof *s->models);
