@@ -297,6 +297,18 @@ static void one_gpu_on_two_backends_is_no_straggler(void **state) {
     assert_int_equal((int)get_num(headline, "devices"), 2);
     assert_int_equal((int)get_num(headline, "device_paths"), 3);
     assert_int_equal(array_size(j, "device_table"), 3);
+    /* The OpenCL row names the CUDA path of its GPU; the others none. */
+    const cJSON *table = cJSON_GetObjectItemCaseSensitive(j, "device_table");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *row = cJSON_GetArrayItem(table, i);
+        const cJSON *same = cJSON_GetObjectItemCaseSensitive(row, "same_device_as");
+        if (!strcmp(get_str(row, "device"), "opencl:0")) {
+            assert_true(cJSON_IsString(same));
+            assert_string_equal(same->valuestring, "cuda:0");
+        } else {
+            assert_true(cJSON_IsNull(same));
+        }
+    }
     const cJSON *models = cJSON_GetObjectItemCaseSensitive(j, "models");
     assert_int_equal(cJSON_GetArraySize(models), 1);
     assert_int_equal((int)get_num(cJSON_GetArrayItem(models, 0), "devices"), 2);
@@ -306,12 +318,14 @@ static void one_gpu_on_two_backends_is_no_straggler(void **state) {
     assert_non_null(md);
     assert_non_null(html);
     if (!strstr(md, "| xgpu (opencl) |") || !strstr(md, "| xgpu (cuda) |") ||
-        strstr(md, "## Stragglers") || !strstr(md, "**2 device(s) (3 device paths) on 1 host(s)")) {
+        strstr(md, "## Stragglers") || !strstr(md, "**2 device(s) (3 device paths) on 1 host(s)") ||
+        !strstr(md, "| nv | opencl:0 (same GPU as cuda:0) |")) {
         fail_msg("the Markdown does not name the backends, lists a straggler or counts paths as "
                  "devices:\n%s",
                  md);
     }
-    if (!strstr(html, "xgpu (opencl)") || !strstr(html, "xgpu (cuda)")) {
+    if (!strstr(html, "xgpu (opencl)") || !strstr(html, "xgpu (cuda)") ||
+        !strstr(html, "opencl:0 &middot; same GPU as cuda:0")) {
         fail_msg("the HTML does not name the backends:\n%s", html);
     }
     free(md);

@@ -143,6 +143,19 @@ static void provenance(const gb_summary *s, gb_device_row *d) {
     }
 }
 
+/* The row before `d` that is its GPU through another backend, if any. */
+static void same_gpu(const gb_summary *s, gb_device_row *d) {
+    const gb_row *k = d->key;
+    d->same_as = NULL;
+    for (const gb_device_row *e = s->table; k->device_uuid[0] && e < d; e++) {
+        if (!strcmp(e->key->host, k->host) && !strcmp(e->key->device_uuid, k->device_uuid) &&
+            gb_backend_cmp(e->key, k) != 0) {
+            d->same_as = e;
+            return;
+        }
+    }
+}
+
 static int str_cmp(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -222,6 +235,7 @@ int gb_find_devices(gb_summary *s) {
         }
         figures(s, d, dtype);
         provenance(s, d);
+        same_gpu(s, d);
     }
     return headline(s);
 }

@@ -60,6 +60,10 @@ static void device_row(FILE *f, const gb_device_row *d, bool verdicts) {
     gb_xml_text(f, host);
     fputs(" &middot; ", f);
     gb_xml_text(f, k->device);
+    if (d->same_as) {
+        fputs(" &middot; same GPU as ", f);
+        gb_xml_text(f, d->same_as->key->device);
+    }
     fputs("</span></td><td>", f);
     text(f, d->api[0] ? d->api : d->backend);
     fputs("<br><span class=\"sub\">driver ", f);

@@ -66,14 +66,19 @@ static void cell(FILE *f, const char *text) {
 
 static void device_row(FILE *f, const gb_device_row *d, bool verdicts) {
     const gb_row *k = d->key;
-    char host[160], model[200], date[32], v[64];
+    char host[160], model[200], date[32], v[64], device[112];
     gb_host_text(k, host, sizeof host);
     snprintf(model, sizeof model, "%s%s%s%s", k->device_name, d->arch[0] ? " (" : "", d->arch,
              d->arch[0] ? ")" : "");
     gb_date_text(d->started, date, sizeof date);
     fputs("|", f);
     cell(f, host);
-    cell(f, k->device);
+    if (d->same_as) {
+        snprintf(device, sizeof device, "%s (same GPU as %s)", k->device, d->same_as->key->device);
+    } else {
+        snprintf(device, sizeof device, "%s", k->device);
+    }
+    cell(f, device);
     cell(f, model);
     cell(f, d->backend);
     cell(f, d->driver);

@@ -85,6 +85,7 @@ static void front(FILE *f, const gb_summary *s) {
         rank(f, k->rank);
         str(f, "device", k->device, false);
         str_or_null(f, "device_uuid", k->device_uuid);
+        str_or_null(f, "same_device_as", d->same_as ? d->same_as->key->device : "");
         str(f, "device_name", k->device_name, false);
         str_or_null(f, "device_arch", k->device_arch);
         str_or_null(f, "backend", d->backend);

@@ -28,6 +28,9 @@ typedef struct gb_device_row {
     char api[96];      /* "CUDA 13.0", "HIP 6.2.41133", "OpenCL 3.0 PoCL"; "" */
     char xgpu[32];     /* the first file's xgpu_version; "" */
     char started[32];  /* the earliest started_utc of its files; "" when none */
+    /* The first row before it of another backend with its host and UUID:
+       the same GPU seen through another path (cuda:0 for opencl:0); NULL */
+    const struct gb_device_row *same_as;
     /* The headline figures; -1 where its files have no such row. */
     double gemm;                          /* the best verified xgpu GEMM, GFLOP/s */
     char gemm_dtype[8];                   /* its dtype */
