@@ -949,7 +949,10 @@ typedef struct xgpu_tune_progress {
 } xgpu_tune_progress;
 
 typedef struct xgpu_tune_options {
-    double seconds;  /* budget per kernel, dtype and shape class; 0: 20; negative: an error */
+    double seconds;  /* budget per kernel, dtype and shape class; 0: 20; negative: an error.
+                        A candidate starts only within it, and the first
+                        (the built-in) always runs: a candidate started
+                        in time runs to its end, kernel build included */
     bool restart;    /* forget this device's earlier candidates: no resume */
     const char *db;  /* NULL: xgpu_tune_db_path's; not "" */
     size_t max_size; /* 0: the classes' standard problems; else at most

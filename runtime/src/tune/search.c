@@ -532,7 +532,10 @@ xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, 
     enqueue(&s, list, xgpu__tune_candidates(id, dtype, info, list, CANDIDATES_MAX));
     double budget = opt->seconds > 0 ? opt->seconds : DEFAULT_SECONDS;
     sum->size[cls] = s.rec.size;
-    while (st == XGPU_SUCCESS && now_s() - s.start < budget &&
+    /* The first candidate, the built-in, runs whatever the budget: a tune
+     * always stores a verified best (loading the problem and the database
+     * may already have spent a budget of a millisecond). */
+    while (st == XGPU_SUCCESS && (s.next == 0 || now_s() - s.start < budget) &&
            s.rec.ntried < XGPU__TUNE_TRIED_MAX) {
         if (s.next == s.queued) {
             /* The list is done: neighbours of the best so far. */
