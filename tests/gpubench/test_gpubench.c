@@ -440,18 +440,20 @@ static void report_chart_axis_is_safe(void **state) {
     free(html);
 }
 
-/* clpeak is whatever PATH finds: a fake one made the reference row read
- * 1e308 GB/s. A figure that is not finite and in (0, 100000] drops the
- * row's figure with the reason in its note. */
-static void clpeak_figure_is_checked(void **state) {
-    (void)state;
+/* The OpenCL device 0, or false (nothing to do: the clpeak row is for
+ * OpenCL devices). */
+static bool opencl_device_name(char *name, size_t size) {
     xgpu_device *dev = NULL;
     xgpu_device_info info;
     assert_int_equal(xgpu_device_get(0, &dev), XGPU_SUCCESS);
     assert_int_equal(xgpu_device_get_info(dev, &info, sizeof info), XGPU_SUCCESS);
-    if (strcmp(info.backend, "opencl") != 0) {
-        skip(); /* the clpeak row is for OpenCL devices */
-    }
+    snprintf(name, size, "%s", info.name);
+    return !strcmp(info.backend, "opencl");
+}
+
+/* gb-fakebin/clpeak: reports `figure` (shell words) as device `name`'s
+ * float bandwidth. */
+static void fake_clpeak(const char *name, const char *figure) {
     int status = 0;
     free(run("rm -rf gb-fakebin && mkdir gb-fakebin", &status));
     FILE *f = fopen("gb-fakebin/clpeak", "w");
@@ -461,11 +463,38 @@ static void clpeak_figure_is_checked(void **state) {
             "echo 'Platform: fake'\n"
             "echo '  Device: %s'\n"
             "echo '    Global memory bandwidth (GBPS)'\n"
-            "echo \"      float   : $GB_FAKE_GBS\"\n"
+            "echo \"      float   : %s\"\n"
             "echo '      float2  : 1.50'\n",
-            info.name);
+            name, figure);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(chmod("gb-fakebin/clpeak", 0755), 0);
+}
+
+/* The JSON rows of a run (the caller deletes the root). */
+static cJSON *run_json(const char *cmd, const char *path) {
+    int status = 0;
+    char *out = run(cmd, &status);
+    if (status != 0) {
+        fail_msg("%s: status %d\n%s", cmd, status, out);
+    }
+    free(out);
+    char *text = xt_read_file(path, NULL);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    return root;
+}
+
+/* clpeak is whatever PATH finds: a fake one made the reference row read
+ * 1e308 GB/s. A figure that is not finite and in (0, 100000] drops the
+ * row's figure with the reason in its note. */
+static void clpeak_figure_is_checked(void **state) {
+    (void)state;
+    char name[256];
+    if (!opencl_device_name(name, sizeof name)) {
+        skip();
+    }
+    fake_clpeak(name, "$GB_FAKE_GBS");
     static const struct {
         const char *figure;
         double rate; /* -1: dropped */
@@ -477,11 +506,7 @@ static void clpeak_figure_is_checked(void **state) {
                  "PATH=\"$PWD/gb-fakebin:$PATH\" GB_FAKE_GBS=%s %s -b reduce --size 1 --reps 3 "
                  "--json gb-clpeak.json",
                  cases[i].figure, GPUBENCH);
-        free(run(cmd, &status));
-        assert_int_equal(status, 0);
-        char *text = xt_read_file("gb-clpeak.json", NULL);
-        cJSON *root = cJSON_Parse(text);
-        assert_non_null(root);
+        cJSON *root = run_json(cmd, "gb-clpeak.json");
         const cJSON *r, *row = NULL;
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
             if (!strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "clpeak")) {
@@ -497,8 +522,59 @@ static void clpeak_figure_is_checked(void **state) {
                      cJSON_IsNumber(gbs) ? "a number" : "null", note);
         }
         cJSON_Delete(root);
-        free(text);
     }
+}
+
+/* The f32 input's five cases of one size (sum, copy, min, max, argmax)
+ * are timed in the same rounds: one repetition count, though the copy
+ * takes twice the sum's time (timed alone, each case got its own count).
+ * Reductions that take longer than 2 s (here 100 rounds of about 60 ms
+ * on pocl) read clpeak again after them; the row keeps the higher
+ * reading and says how far apart the two were. */
+static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
+    (void)state;
+    char name[256];
+    bool opencl = opencl_device_name(name, sizeof name);
+    if (opencl) { /* 20 GB/s, then 30 */
+        fake_clpeak(name, "$(test -e gb-fakebin/read && echo 30 || { touch gb-fakebin/read; echo "
+                          "20; })");
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "PATH=\"$PWD/gb-fakebin:$PATH\" %s -b reduce --dtype f32 --size 256 --time 1.2 "
+             "--json gb-rounds.json",
+             GPUBENCH);
+    cJSON *root = run_json(cmd, "gb-rounds.json");
+    int reps = -1, rows = 0;
+    const cJSON *r, *peer = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        const char *impl = cJSON_GetObjectItem(r, "impl")->valuestring;
+        if (!strcmp(impl, "clpeak")) {
+            peer = r;
+            continue;
+        }
+        int n = cJSON_GetObjectItem(r, "reps")->valueint;
+        if (reps >= 0 && n != reps) {
+            fail_msg("%s: %d repetitions, another case of the size %d",
+                     cJSON_GetObjectItem(r, "shape")->valuestring, n, reps);
+        }
+        reps = n;
+        rows++;
+    }
+    assert_int_equal(rows, 5);
+    assert_true(reps >= 3);
+    if (opencl) {
+        assert_non_null(peer);
+        const cJSON *gbs = cJSON_GetObjectItem(peer, "gbs");
+        const char *note = cJSON_GetObjectItem(peer, "note")->valuestring;
+        if (!cJSON_IsNumber(gbs) || gbs->valuedouble != 30 ||
+            !strstr(note, "20.0 GB/s before the reductions, 30.0 after") ||
+            !strstr(note, "differ by 50%")) {
+            fail_msg("clpeak read 20, then 30: gbs %g, note \"%s\"",
+                     cJSON_IsNumber(gbs) ? gbs->valuedouble : -1, note);
+        }
+    }
+    cJSON_Delete(root);
 }
 
 /* An unwritable destination is found before the run, not after it. */
@@ -820,6 +896,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_bounds_its_input),
         cmocka_unit_test(report_chart_axis_is_safe),
         cmocka_unit_test(clpeak_figure_is_checked),
+        cmocka_unit_test(reduce_cases_share_rounds_and_clpeak_reads_twice),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),

@@ -24,7 +24,7 @@ void gb_telemetry_begin(gt_device *d) {
     }
 }
 
-void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st) {
+void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *const *sts, size_t n) {
     if (!d) {
         return;
     }
@@ -32,11 +32,12 @@ void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st) {
     gt_stop(d, &s);
     for (size_t i = env->results.count; i-- > 0;) {
         gb_result *r = env->results.rows[i];
-        if (&r->t == st) {
-            r->has_telemetry = true;
-            r->telemetry = s;
-            snprintf(r->telemetry_why, sizeof r->telemetry_why, "%s", gt_device_reason(d));
-            return;
+        for (size_t k = 0; k < n; k++) {
+            if (&r->t == sts[k]) {
+                r->has_telemetry = true;
+                r->telemetry = s;
+                snprintf(r->telemetry_why, sizeof r->telemetry_why, "%s", gt_device_reason(d));
+            }
         }
     }
 }

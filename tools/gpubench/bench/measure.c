@@ -74,36 +74,84 @@ static int device_once(gb_env *env, gb_enqueue_fn fn, void *arg, double *seconds
     return rc;
 }
 
-int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, double *first_s) {
-    double t0 = gb_now();
-    if (fn(env, arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
-        fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
-        return -1;
+static void case_failed(gb_timed *c) {
+    c->rc = -1;
+    snprintf(c->why, sizeof c->why, "%s", xgpu_last_error()->message);
+    fprintf(stderr, "gpubench: %s\n", c->why);
+}
+
+int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
+    int failed = 0;
+    size_t live = 0;
+    double round_s = 0;
+    for (size_t i = 0; i < n; i++) {
+        gb_timed *c = &cases[i];
+        c->rc = 0;
+        c->why[0] = '\0';
+        double t0 = gb_now(), one = 0;
+        if (c->fn(env, c->arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
+            case_failed(c);
+            failed++;
+            continue;
+        }
+        *c->first_s = gb_now() - t0;
+        if (device_once(env, c->fn, c->arg, &one) != 0) {
+            case_failed(c);
+            failed++;
+            continue;
+        }
+        round_s += one;
+        live++;
     }
-    *first_s = gb_now() - t0;
-    double one = 0;
-    if (device_once(env, fn, arg, &one) != 0) {
-        fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
-        return -1;
+    if (!live) {
+        return failed;
     }
-    int reps = reps_for(env->opt, one);
-    double *t = calloc((size_t)reps, sizeof *t);
-    if (!t) {
-        return -1;
+    /* As many rounds as one case of a round's mean time would get. */
+    int rounds = reps_for(env->opt, round_s / (double)live);
+    double *t = calloc(n * (size_t)rounds, sizeof *t);
+    const gb_stats **sts = calloc(n, sizeof *sts);
+    if (!t || !sts) {
+        for (size_t i = 0; i < n; i++) {
+            if (!cases[i].rc) {
+                cases[i].rc = -1;
+                snprintf(cases[i].why, sizeof cases[i].why, "out of host memory");
+                failed++;
+            }
+        }
+        free(t);
+        free(sts);
+        return failed;
     }
     gb_telemetry_begin(env->telemetry);
-    for (int r = 0; r < reps; r++) {
-        if (device_once(env, fn, arg, &t[r]) != 0) {
-            fprintf(stderr, "gpubench: %s\n", xgpu_last_error()->message);
-            gb_telemetry_end(env, env->telemetry, st);
-            free(t);
-            return -1;
+    for (int r = 0; r < rounds; r++) {
+        for (size_t i = 0; i < n; i++) {
+            if (!cases[i].rc &&
+                device_once(env, cases[i].fn, cases[i].arg, &t[i * (size_t)rounds + (size_t)r])) {
+                case_failed(&cases[i]);
+                failed++;
+            }
         }
     }
-    gb_telemetry_end(env, env->telemetry, st);
-    summarise(t, reps, st);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].rc) {
+            sts[k++] = cases[i].st;
+        }
+    }
+    gb_telemetry_end(env, env->telemetry, sts, k);
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].rc) {
+            summarise(&t[i * (size_t)rounds], rounds, cases[i].st);
+        }
+    }
     free(t);
-    return 0;
+    free(sts);
+    return failed;
+}
+
+int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, double *first_s) {
+    gb_timed c = {.fn = fn, .arg = arg, .st = st, .first_s = first_s};
+    return gb_time_rounds(env, &c, 1) ? -1 : 0;
 }
 
 int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, double *first_s) {
@@ -124,7 +172,8 @@ int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, doub
         fn(arg);
         t[r] = gb_now() - s;
     }
-    gb_telemetry_end(env, host, st);
+    const gb_stats *sts[] = {st};
+    gb_telemetry_end(env, host, sts, 1);
     gt_close(host);
     summarise(t, reps, st);
     free(t);

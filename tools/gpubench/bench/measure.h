@@ -15,6 +15,24 @@ typedef int (*gb_enqueue_fn)(gb_env *env, void *arg);
  * calibrated to the time budget, each timed by device events around the
  * enqueued work. 0 or -1 on an xgpu error (printed). */
 int gb_time_device(gb_env *env, gb_enqueue_fn fn, void *arg, gb_stats *st, double *first_s);
+/* Cases timed side by side (gb_time_rounds): the row's stats and warm-up
+ * time, and what became of the case. */
+typedef struct gb_timed {
+    gb_enqueue_fn fn;
+    void *arg;
+    gb_stats *st;
+    double *first_s;
+    int rc; /* out: 0, or -1 with the error in why */
+    char why[256];
+} gb_timed;
+/* Each case warmed up alone (into *first_s), then rounds in which every
+ * case runs once in turn, each run timed by device events, so that a
+ * device or host whose speed moves during the run (clocks, other
+ * tenants' memory traffic) moves all of them alike and their ratios
+ * hold. Rounds: --reps, else as many as n cases' time budgets allow (3
+ * to 100). A case that fails leaves the rounds (rc -1, its error printed
+ * and in why); the others go on. Returns how many failed. */
+int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n);
 /* The same on the host clock, for host work (OpenBLAS, peer copies). */
 typedef int (*gb_host_fn)(void *arg);
 int gb_time_host(const gb_env *env, gb_host_fn fn, void *arg, gb_stats *st, double *first_s);
@@ -45,9 +63,10 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
                     size_t size);
 
 /* case_telemetry.c: starts sampling d (NULL: nothing); gb_telemetry_end stops
- * it and puts the summary on the row whose stats are *st (measure.c). */
+ * it and puts the summary on each row whose stats are one of the n in sts
+ * (measure.c). */
 void gb_telemetry_begin(gt_device *d);
-void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *st);
+void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *const *sts, size_t n);
 
 /* launch_core.c: the core's own cost per xgpu_launch, on the null backend
  * (backends/null), whose hooks do no work. */

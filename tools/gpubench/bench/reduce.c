@@ -25,8 +25,7 @@ static int run_reduce(gb_env *env, void *arg) {
 }
 
 /* The device-to-device copy of a reduction's input, the ceiling a sum is
- * read against: its bandwidth counts the bytes read and written. Returns
- * the row's GB/s, 0 when it did not run or did not verify. */
+ * read against: its bandwidth counts the bytes read and written. */
 typedef struct copy_case {
     xgpu_buffer *src, *dst;
     size_t bytes;
@@ -38,98 +37,81 @@ static int run_copy(gb_env *env, void *arg) {
                                                                                               : -1;
 }
 
-static double copy_row(gb_env *env, xgpu_buffer *src, const unsigned char *host, size_t bytes) {
-    char shape[64];
-    gb_shape_mib(shape, sizeof shape, "d2d copy", (double)bytes);
-    gb_result *r = gb_add(env, "reduce", "xgpu", "u8", shape, (double)bytes);
-    copy_case c = {src, NULL, bytes};
-    unsigned char *back = malloc(bytes);
-    if (!r || !back || xgpu_buffer_create(env->ctx, bytes, &c.dst)) {
-        if (r) {
-            snprintf(r->note, sizeof r->note, "not run: %s",
-                     back ? xgpu_last_error()->message : "out of host memory");
-        }
-        free(back);
-        return 0;
-    }
-    gb_progress(env, shape);
-    double gbs = 0;
-    if (gb_time_device(env, run_copy, &c, &r->t, &r->first_s) != 0) {
-        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-    } else if (xgpu_buffer_read(env->queue, c.dst, 0, back, bytes, true, NULL) == XGPU_SUCCESS) {
-        r->verified = memcmp(back, host, bytes) == 0;
-        gb_set_bandwidth(env, r, 2.0 * (double)bytes);
-        snprintf(r->note, sizeof r->note, "xgpu_buffer_copy; bytes read plus bytes written");
-        gbs = r->verified ? r->rate : 0;
-    }
-    free(back);
-    xgpu_buffer_release(c.dst);
+/* clpeak's global-memory bandwidth on the same OpenCL device, the
+ * reference the reductions are read against, read before them and, when
+ * they took longer than CLPEAK_AGAIN_S, after them too: on a host whose
+ * memory other tenants share the two readings can differ by half (34 and
+ * 50 GB/s on pocl, 2 cores of an AMD EPYC), and a reading taken once says
+ * nothing of that. */
+#define CLPEAK_AGAIN_S 2.0
+
+typedef struct clpeak_reading {
+    gb_result *row; /* NULL: not an OpenCL device, or out of memory */
+    double before, seconds, ended;
+} clpeak_reading;
+
+static double clpeak_once(gb_env *env, char *why, size_t why_size, double *seconds) {
+    gb_progress(env, "clpeak --global-bandwidth");
+    double t0 = gb_now();
+    double gbs = peer_clpeak_bandwidth(env->info.name, why, why_size);
+    *seconds = gb_now() - t0;
     return gbs;
 }
 
-/* clpeak's global-memory bandwidth on the same OpenCL device, as the
- * reference the reductions are read against. */
-static void clpeak_row(gb_env *env) {
+static clpeak_reading clpeak_before(gb_env *env) {
+    clpeak_reading c = {0};
     if (strcmp(env->info.backend, "opencl") != 0) {
-        return;
+        return c;
     }
-    gb_progress(env, "clpeak --global-bandwidth");
-    double t0 = gb_now();
     char why[200] = "";
-    double gbs = peer_clpeak_bandwidth(env->info.name, why, sizeof why);
-    gb_result *r = gb_add(env, "reduce", "clpeak", "f32", "global bandwidth", 0);
-    if (!r) {
-        return;
+    c.before = clpeak_once(env, why, sizeof why, &c.seconds);
+    c.ended = gb_now();
+    c.row = gb_add(env, "reduce", "clpeak", "f32", "global bandwidth", 0);
+    if (!c.row) {
+        return c;
     }
-    r->unit = "GB/s";
-    r->verified = true; /* clpeak's own figure: nothing of ours to check */
-    if (gbs > 0) {
-        r->rate = gbs; /* clpeak's figure; its own repetitions, not timed here */
-        snprintf(r->note, sizeof r->note,
-                 "clpeak --global-bandwidth, best float vector width (ran %.1f s)", gb_now() - t0);
-    } else {
-        r->rate = -1;
-        snprintf(r->note, sizeof r->note, "%s", why);
-    }
+    c.row->unit = "GB/s";
+    c.row->verified = true; /* clpeak's own figure: nothing of ours to check */
+    c.row->rate = -1;
+    snprintf(c.row->note, sizeof c.row->note, "%s", why);
+    return c;
 }
 
-/* min, max and argmax of the fp32 input beside its sum: verified against
- * the host's, with the time as a multiple of the sum's. */
-static void minmax_rows(gb_env *env, const reduce_case *sum, double lo, double hi, size_t at,
-                        double sum_s, double bytes) {
-    static const xgpu_reduce_op ops[] = {XGPU_REDUCE_MIN, XGPU_REDUCE_MAX, XGPU_REDUCE_ARGMAX};
-    static const char *const names[] = {"min", "max", "argmax"};
-    for (int o = 0; o < 3; o++) {
-        reduce_case c = *sum;
-        c.op = ops[o];
-        char shape[64], what[96];
-        gb_shape_mib(shape, sizeof shape, names[o], bytes);
-        snprintf(what, sizeof what, "reduce f32 %s", shape);
-        gb_progress(env, what);
-        gb_result *r = gb_add(env, "reduce", "xgpu", "f32", shape, bytes);
-        if (!r) {
-            return;
-        }
-        if (gb_time_device(env, run_reduce, &c, &r->t, &r->first_s) != 0) {
-            snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-            continue;
-        }
-        unsigned char res[8] = {0};
-        xgpu_buffer_read(env->queue, c.out, 0, res, 8, true, NULL);
-        if (ops[o] == XGPU_REDUCE_ARGMAX) {
-            uint64_t got;
-            memcpy(&got, res, 8);
-            r->verified = got == at;
-        } else {
-            float got;
-            memcpy(&got, res, 4);
-            r->verified = got == (float)(ops[o] == XGPU_REDUCE_MIN ? lo : hi);
-        }
-        gb_set_bandwidth(env, r, bytes);
-        snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum_s);
-        gb_note_params(env, r, ops[o] == XGPU_REDUCE_ARGMAX ? "argmax" : "minmax", XGPU_F32,
-                       (size_t)bytes);
+/* The row's figure: the higher of the two readings (clpeak's own
+ * repetitions, not timed here). */
+static void clpeak_after(gb_env *env, const clpeak_reading *c) {
+    gb_result *r = c->row;
+    if (!r || c->before <= 0) {
+        return;
     }
+    int n = snprintf(r->note, sizeof r->note, "clpeak --global-bandwidth, best float vector width");
+    size_t at = n > 0 && (size_t)n < sizeof r->note ? (size_t)n : sizeof r->note - 1;
+    r->rate = c->before;
+    if (gb_now() - c->ended <= CLPEAK_AGAIN_S) {
+        snprintf(r->note + at, sizeof r->note - at, " (ran %.1f s)", c->seconds);
+        return;
+    }
+    char why[200] = "";
+    double seconds = 0, after = clpeak_once(env, why, sizeof why, &seconds);
+    r->rate = after > c->before ? after : c->before;
+    if (after <= 0) {
+        snprintf(r->note + at, sizeof r->note - at,
+                 ": %.1f GB/s before the reductions (ran %.1f s); after them: %s", c->before,
+                 c->seconds, why);
+        return;
+    }
+    double low = after < c->before ? after : c->before;
+    int moved = (int)lround(100.0 * (r->rate - low) / low);
+    char tail[160] = "";
+    if (moved > 15) {
+        snprintf(tail, sizeof tail,
+                 "; the two differ by %d%%: the device's bandwidth moved during this run, so "
+                 "ratios to this row say little",
+                 moved);
+    }
+    snprintf(r->note + at, sizeof r->note - at,
+             ": %.1f GB/s before the reductions, %.1f after (ran %.1f s and %.1f s)%s", c->before,
+             after, c->seconds, seconds, tail);
 }
 
 /* The host's view of a reduction's input: its compensated sum, the sum of
@@ -176,10 +158,61 @@ static void fill_input(xgpu_dtype dt, unsigned char *h, size_t n, reduce_ref *re
     *ref = (reduce_ref){sum, sum_abs, lo, hi, max_at};
 }
 
+/* One size of one dtype: its cases (the sum; for f32 also the copy of the
+ * same bytes, min, max and argmax), their rows and what they run on. */
+enum { CASE_SUM, CASE_COPY, CASE_MIN, CASE_MAX, CASE_ARGMAX, CASES };
+
+typedef struct size_run {
+    reduce_case red[CASES]; /* CASE_COPY's unused */
+    copy_case copy;
+    gb_result *row[CASES]; /* NULL: not run */
+    reduce_ref ref;
+    const unsigned char *host;
+} size_run;
+
+static const char *const case_names[CASES] = {"", "d2d copy", "min", "max", "argmax"};
+static const xgpu_reduce_op case_ops[CASES] = {XGPU_REDUCE_SUM, 0, XGPU_REDUCE_MIN, XGPU_REDUCE_MAX,
+                                               XGPU_REDUCE_ARGMAX};
+
+/* Case k's row and output buffer, and how to time it into *t; false (with
+ * the row saying why, where there is one) when it cannot run. */
+static bool add_case(gb_env *env, size_run *z, int k, xgpu_dtype dt, double bytes, gb_timed *t) {
+    char shape[64];
+    gb_shape_mib(shape, sizeof shape, case_names[k], bytes);
+    gb_result *r =
+        gb_add(env, "reduce", "xgpu", k == CASE_COPY ? "u8" : xgpu_dtype_name(dt), shape, bytes);
+    if (!r) {
+        return false;
+    }
+    xgpu_status st =
+        k == CASE_COPY
+            ? xgpu_buffer_create(env->ctx, z->copy.bytes, &z->copy.dst)
+            : (k == CASE_SUM ? XGPU_SUCCESS : xgpu_buffer_create(env->ctx, 8, &z->red[k].out));
+    if (st != XGPU_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
+        return false;
+    }
+    if (k != CASE_COPY) {
+        z->red[k].op = case_ops[k];
+    }
+    z->row[k] = r;
+    *t = (gb_timed){.fn = k == CASE_COPY ? run_copy : run_reduce,
+                    .arg = k == CASE_COPY ? (void *)&z->copy : (void *)&z->red[k],
+                    .st = &r->t,
+                    .first_s = &r->first_s};
+    return true;
+}
+
+/* The 8 bytes a reduction wrote. */
+static void read_result(gb_env *env, const reduce_case *c, unsigned char res[8]) {
+    memset(res, 0, 8);
+    xgpu_buffer_read(env->queue, c->out, 0, res, 8, true, NULL);
+}
+
 /* The sum the device wrote, as a double (i64 for i32 input). */
 static double read_sum(gb_env *env, const reduce_case *c) {
-    unsigned char res[8] = {0};
-    xgpu_buffer_read(env->queue, c->out, 0, res, 8, true, NULL);
+    unsigned char res[8];
+    read_result(env, c, res);
     double got;
     if (c->dtype == XGPU_I32) {
         int64_t g;
@@ -195,64 +228,116 @@ static double read_sum(gb_env *env, const reduce_case *c) {
     return got;
 }
 
-/* The sum's row: timed, and checked against the host's sum within the
- * error bound of a tree of log2(n) levels. NULL when no row could be
- * added. */
-static gb_result *sum_row(gb_env *env, reduce_case *c, const reduce_ref *ref, double bytes) {
-    const char *dts = xgpu_dtype_name(c->dtype);
-    char shape[64], what[96];
-    gb_shape_mib(shape, sizeof shape, "", bytes);
-    snprintf(what, sizeof what, "reduce %s %s", dts, shape);
-    gb_progress(env, what);
-    gb_result *r = gb_add(env, "reduce", "xgpu", dts, shape, bytes);
-    if (r && gb_time_device(env, run_reduce, c, &r->t, &r->first_s) != 0) {
-        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-    } else if (r) {
+/* Whether case k (timed, rc 0) gave the host's answer: the sum within the
+ * error bound of a tree of log2(n) levels, min and max exactly, argmax the
+ * first index of the largest value, the copy every byte. */
+static bool check_case(gb_env *env, size_run *z, int k) {
+    const reduce_case *c = &z->red[k];
+    gb_result *r = z->row[k];
+    if (k == CASE_COPY) {
+        unsigned char *back = malloc(z->copy.bytes);
+        bool ok = back &&
+                  xgpu_buffer_read(env->queue, z->copy.dst, 0, back, z->copy.bytes, true, NULL) ==
+                      XGPU_SUCCESS &&
+                  memcmp(back, z->host, z->copy.bytes) == 0;
+        free(back);
+        return ok;
+    }
+    if (k == CASE_SUM) {
         double got = read_sum(env, c);
         if (gb_inject("reduce")) {
             got += 1.0 + fabs(got) * 0.01;
         }
         double eps = c->dtype == XGPU_F32 ? 0x1p-24 : 0x1p-53;
-        double tol = c->dtype == XGPU_I32 ? 0 : (log2((double)c->n) + 4) * eps * ref->sum_abs;
-        r->max_rel_err = fabs(got - ref->sum) / (fabs(ref->sum) > 0 ? fabs(ref->sum) : 1);
-        r->verified = fabs(got - ref->sum) <= tol;
-        gb_set_bandwidth(env, r, bytes);
+        double tol = c->dtype == XGPU_I32 ? 0 : (log2((double)c->n) + 4) * eps * z->ref.sum_abs;
+        r->max_rel_err = fabs(got - z->ref.sum) / (fabs(z->ref.sum) > 0 ? fabs(z->ref.sum) : 1);
+        return fabs(got - z->ref.sum) <= tol;
     }
-    return r;
+    unsigned char res[8];
+    read_result(env, c, res);
+    if (k == CASE_ARGMAX) {
+        uint64_t got;
+        memcpy(&got, res, 8);
+        return got == z->ref.max_at;
+    }
+    float got;
+    memcpy(&got, res, 4);
+    return got == (float)(k == CASE_MIN ? z->ref.lo : z->ref.hi);
 }
 
 /* One dtype at one size: the sum, and for f32 the copy of the same bytes
- * and min, max and argmax beside it. */
+ * and min, max and argmax, all timed in the same rounds (gb_time_rounds),
+ * so that the sum's ratio to the copy and the others' to the sum hold on
+ * a device or host whose bandwidth moves during the run. */
 static void one_size(gb_env *env, xgpu_dtype dt, double bytes) {
     size_t elem = xgpu_dtype_size(dt), n = (size_t)bytes / elem;
-    reduce_case c = {dt, NULL, NULL, n, (xgpu_reduce_op)0};
+    size_run z = {0};
     unsigned char *h = malloc(n * elem);
-    if (!h || xgpu_buffer_create(env->ctx, n * elem, &c.in) ||
-        xgpu_buffer_create(env->ctx, 8, &c.out)) {
+    xgpu_buffer *in = NULL, *out = NULL;
+    if (!h || xgpu_buffer_create(env->ctx, n * elem, &in) ||
+        xgpu_buffer_create(env->ctx, 8, &out)) {
         free(h);
-        xgpu_buffer_release(c.in);
+        xgpu_buffer_release(in);
         return;
     }
-    reduce_ref ref;
-    fill_input(dt, h, n, &ref);
-    xgpu_buffer_write(env->queue, c.in, 0, h, n * elem, true, NULL);
-    gb_result *r = sum_row(env, &c, &ref, bytes);
-    /* The fp32 sum beside the copy of the same bytes. */
-    double copy = dt == XGPU_F32 ? copy_row(env, c.in, h, n * elem) : 0;
-    if (r && copy > 0 && r->verified) {
-        snprintf(r->note, sizeof r->note, "%.2fx the device-to-device copy's %.1f GB/s",
-                 r->rate / copy, copy);
+    fill_input(dt, h, n, &z.ref);
+    xgpu_buffer_write(env->queue, in, 0, h, n * elem, true, NULL);
+    z.host = h;
+    z.copy = (copy_case){in, NULL, n * elem};
+    for (int k = 0; k < CASES; k++) {
+        z.red[k] = (reduce_case){dt, in, k == CASE_SUM ? out : NULL, n, (xgpu_reduce_op)0};
     }
-    if (r && r->verified) {
-        gb_note_params(env, r, "sum", dt, n * elem);
+    char shape[64], what[128];
+    gb_shape_mib(shape, sizeof shape, "", bytes);
+    snprintf(what, sizeof what, "reduce %s %s%s", xgpu_dtype_name(dt), shape,
+             dt == XGPU_F32 ? ": sum, copy, min, max, argmax" : "");
+    gb_progress(env, what);
+    gb_timed timed[CASES];
+    int index[CASES], count = 0;
+    for (int k = 0; k < (dt == XGPU_F32 ? CASES : 1); k++) {
+        if (add_case(env, &z, k, dt, bytes, &timed[count])) {
+            index[count++] = k;
+        }
     }
-    if (dt == XGPU_F32 && r && r->verified) {
-        double sum_s = r->t.median;
-        minmax_rows(env, &c, ref.lo, ref.hi, ref.max_at, sum_s, bytes);
+    gb_time_rounds(env, timed, (size_t)count);
+    for (int i = 0; i < count; i++) {
+        int k = index[i];
+        gb_result *r = z.row[k];
+        if (timed[i].rc) {
+            snprintf(r->note, sizeof r->note, "%s", timed[i].why);
+            z.row[k] = NULL;
+            continue;
+        }
+        r->verified = check_case(env, &z, k);
+        gb_set_bandwidth(env, r, k == CASE_COPY ? 2.0 * bytes : bytes);
     }
+    gb_result *sum = z.row[CASE_SUM], *copy = z.row[CASE_COPY];
+    if (copy) {
+        snprintf(copy->note, sizeof copy->note, "xgpu_buffer_copy; bytes read plus bytes written");
+    }
+    if (sum && sum->verified && copy && copy->verified) {
+        snprintf(sum->note, sizeof sum->note, "%.2fx the device-to-device copy's %.1f GB/s",
+                 sum->rate / copy->rate, copy->rate);
+    }
+    if (sum && sum->verified) {
+        gb_note_params(env, sum, "sum", dt, n * elem);
+    }
+    for (int k = CASE_MIN; k < CASES; k++) {
+        gb_result *r = z.row[k];
+        if (r && sum && sum->verified) {
+            snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum->t.median);
+        }
+        if (r) {
+            gb_note_params(env, r, k == CASE_ARGMAX ? "argmax" : "minmax", XGPU_F32, n * elem);
+        }
+    }
+    for (int k = CASE_MIN; k < CASES; k++) {
+        xgpu_buffer_release(z.red[k].out);
+    }
+    xgpu_buffer_release(z.copy.dst);
     free(h);
-    xgpu_buffer_release(c.in);
-    xgpu_buffer_release(c.out);
+    xgpu_buffer_release(in);
+    xgpu_buffer_release(out);
 }
 
 void gb_bench_reduce(gb_env *env) {
@@ -265,7 +350,7 @@ void gb_bench_reduce(gb_env *env) {
         count = 1;
     }
     static const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32};
-    clpeak_row(env);
+    clpeak_reading peer = clpeak_before(env);
     for (size_t t = 0; t < 3; t++) {
         if ((types[t] == XGPU_F64 && !env->info.fp64) ||
             !gb_selected(env->opt->dtypes, xgpu_dtype_name(types[t]))) {
@@ -278,4 +363,5 @@ void gb_bench_reduce(gb_env *env) {
             }
         }
     }
+    clpeak_after(env, &peer);
 }
