@@ -577,6 +577,39 @@ static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
     cJSON_Delete(root);
 }
 
+/* xgpu's GEMM and the vendor library's on the same operands are timed in
+ * the same rounds: one repetition count for the two rows, though on pocl
+ * CLBlast takes over ten times xgpu's time (each timed alone got its own
+ * count). Both rows are still checked. */
+static void gemm_pair_shares_rounds(void **state) {
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -b gemm --dtype f32 --size 256 --time 0.05 --json gb-pair.json",
+             GPUBENCH);
+    cJSON *root = run_json(cmd, "gb-pair.json");
+    const cJSON *r, *xgpu = NULL, *vendor = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        const char *impl = cJSON_GetObjectItem(r, "impl")->valuestring;
+        if (strcmp(cJSON_GetObjectItem(r, "device")->valuestring, "host") != 0) {
+            *(strcmp(impl, "xgpu") ? &vendor : &xgpu) = r;
+        }
+    }
+    assert_non_null(xgpu);
+    assert_non_null(vendor);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(xgpu, "verified")));
+    int xr = cJSON_GetObjectItem(xgpu, "reps")->valueint;
+    const cJSON *vr = cJSON_GetObjectItem(vendor, "reps");
+    if (cJSON_IsNumber(vr) && vr->valueint > 0) { /* the vendor library ran */
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(vendor, "verified")));
+        if (xr != vr->valueint) {
+            fail_msg("xgpu %d repetitions, %s %d", xr,
+                     cJSON_GetObjectItem(vendor, "impl")->valuestring, vr->valueint);
+        }
+    }
+    assert_true(xr >= 3);
+    cJSON_Delete(root);
+}
+
 /* An unwritable destination is found before the run, not after it. */
 static void unwritable_destination_is_found_first(void **state) {
     (void)state;
@@ -897,6 +930,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(report_chart_axis_is_safe),
         cmocka_unit_test(clpeak_figure_is_checked),
         cmocka_unit_test(reduce_cases_share_rounds_and_clpeak_reads_twice),
+        cmocka_unit_test(gemm_pair_shares_rounds),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),

@@ -164,11 +164,11 @@ static void poison(gb_env *env, const gemm_case *g, size_t celem) {
     xgpu_buffer_fill(env->queue, g->c, 0, g->batch * g->m * g->n * celem, &p, 4, NULL);
 }
 
-static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
+/* xgpu's row before it runs: the path xgpu_gemm_choose takes and the peak
+ * it is read against. *runs: whether there is anything to time. */
+static gb_result *xgpu_row(gb_env *env, gemm_case *g, xgpu_gemm_choice *ch, bool *runs) {
     const gemm_spec *s = g->s;
-    char what[96];
-    snprintf(what, sizeof what, "gemm xgpu %s %s", s->name, g->shape);
-    gb_progress(env, what);
+    *runs = false;
     gb_result *r = gb_add(env, "gemm", "xgpu", s->name, g->shape, (double)g->n);
     if (!r) {
         return NULL;
@@ -177,56 +177,61 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g) {
     r->batch = g->batch;
     snprintf(r->c_dtype, sizeof r->c_dtype, "%s", xgpu_dtype_name(g->out));
     xgpu_gemm_desc d = make_desc(g);
-    xgpu_gemm_choice ch;
-    memset(&ch, 0, sizeof ch);
-    xgpu_status st = xgpu_gemm_choose(env->queue, &d, &ch);
+    memset(ch, 0, sizeof *ch);
+    xgpu_status st = xgpu_gemm_choose(env->queue, &d, ch);
     if (st == XGPU_ERROR_UNSUPPORTED) {
         /* The library or this device lacks the precision: said, not failed. */
         snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
         r->verified = true;
         return r;
     }
-    const char *compute = ch.compute ? ch.compute : s->name;
-    snprintf(r->path, sizeof r->path, "%s", ch.path ? ch.path : "");
-    snprintf(r->compute, sizeof r->compute, "%s", compute);
-    bool matrix = ch.path && (!strcmp(ch.path, "mma.sync") || !strcmp(ch.path, "mfma"));
-    set_peak(env, r, matrix, compute);
-    poison(env, g, gm_size(elem_of(r->c_dtype)));
-    if (st == XGPU_SUCCESS && gb_time_device(env, run_xgpu, g, &r->t, &r->first_s) == 0) {
-        finish_row(env, r, g, elem_of(r->c_dtype), !strcmp(compute, "tf32") ? 0x1p-11 : 0,
-                   !strcmp(compute, "f64") ? "f64" : "f32");
-        if (s->in != XGPU_F32 && s->in != XGPU_F64) {
-            append_note(r, "A, B %s, C %s", s->name, r->c_dtype);
-        }
-        if (ch.path) {
-            char family[64];
-            snprintf(family, sizeof family, "%s, %s family", compute,
-                     family_name(ch.params.contiguous));
-            append_note(r, "path %s, compute %s", ch.path, family);
-        }
-        gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
-    } else if (xgpu_last_error()->status == XGPU_ERROR_UNSUPPORTED) {
-        snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
-        r->verified = true;
-    } else {
+    if (st != XGPU_SUCCESS) {
         snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+        return r;
     }
+    const char *compute = ch->compute ? ch->compute : s->name;
+    snprintf(r->path, sizeof r->path, "%s", ch->path ? ch->path : "");
+    snprintf(r->compute, sizeof r->compute, "%s", compute);
+    bool matrix = ch->path && (!strcmp(ch->path, "mma.sync") || !strcmp(ch->path, "mfma"));
+    set_peak(env, r, matrix, compute);
+    *runs = true;
     return r;
 }
 
-static void vendor_row(gb_env *env, gemm_case *g, gb_result *xr) {
+/* After the timing: a run into poisoned C, checked, and the row's notes. */
+static void xgpu_finish(gb_env *env, gemm_case *g, gb_result *r, const xgpu_gemm_choice *ch) {
     const gemm_spec *s = g->s;
-    char what[96];
-    snprintf(what, sizeof what, "gemm vendor %s %s", s->name, g->shape);
-    gb_progress(env, what);
-    /* A first call tells whether the library is there at all; C is
-     * poisoned in the widest C any library writes for this precision. */
+    poison(env, g, gm_size(elem_of(r->c_dtype)));
+    if (run_xgpu(env, g) != 0) {
+        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+        return;
+    }
+    finish_row(env, r, g, elem_of(r->c_dtype), !strcmp(r->compute, "tf32") ? 0x1p-11 : 0,
+               !strcmp(r->compute, "f64") ? "f64" : "f32");
+    if (s->in != XGPU_F32 && s->in != XGPU_F64) {
+        append_note(r, "A, B %s, C %s", s->name, r->c_dtype);
+    }
+    if (ch->path) {
+        char family[64];
+        snprintf(family, sizeof family, "%s, %s family", r->compute,
+                 family_name(ch->params.contiguous));
+        append_note(r, "path %s, compute %s", ch->path, family);
+    }
+    gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
+}
+
+/* The vendor library's row: a first call tells whether the library is
+ * there at all (C poisoned in the widest C any library writes for this
+ * precision). *runs: whether there is anything to time. */
+static gb_result *vendor_row(gb_env *env, gemm_case *g, bool *runs) {
+    const gemm_spec *s = g->s;
+    *runs = false;
     poison(env, g, gm_size(s->host_out));
     int rc = run_vendor(env, g);
     const vb_gemm_info *v = &g->vinfo;
     gb_result *vr = gb_add(env, "gemm", v->impl, s->name, g->shape, (double)g->n);
     if (!vr) {
-        return;
+        return NULL;
     }
     vr->unit = "GFLOP/s";
     vr->batch = g->batch;
@@ -236,21 +241,69 @@ static void vendor_row(gb_env *env, gemm_case *g, gb_result *xr) {
     if (rc != 0) {
         snprintf(vr->note, sizeof vr->note, "%s", v->reason);
         vr->verified = true; /* nothing ran, nothing to verify */
-        return;
+        return vr;
     }
     bool matrix = strcmp(v->impl, "clblast") && s->vendor != VB_F32 && s->vendor != VB_F64;
     set_peak(env, vr, matrix, s->name);
+    *runs = true;
+    return vr;
+}
+
+static void vendor_finish(gb_env *env, gemm_case *g, gb_result *vr, gb_result *xr) {
+    const gemm_spec *s = g->s;
+    const vb_gemm_info *v = &g->vinfo;
     poison(env, g, gm_size(s->host_out));
-    if (gb_time_device(env, run_vendor, g, &vr->t, &vr->first_s) == 0) {
-        finish_row(env, vr, g, elem_of(v->c_dtype), s->vendor == VB_TF32 ? 0x1p-11 : 0, v->acc);
-        append_note(vr, "%s, C %s", v->call, v->c_dtype);
-        if (xr && xr->verified && xr->rate > 0 && vr->verified && vr->rate > 0) {
-            char ratio[32];
-            snprintf(ratio, sizeof ratio, "%.2fx", xr->rate / vr->rate);
-            append_note(xr, "%s %s", ratio, v->impl);
-        }
-    } else {
+    if (run_vendor(env, g) != 0) {
         snprintf(vr->note, sizeof vr->note, "%s", v->reason);
+        return;
+    }
+    finish_row(env, vr, g, elem_of(v->c_dtype), s->vendor == VB_TF32 ? 0x1p-11 : 0, v->acc);
+    append_note(vr, "%s, C %s", v->call, v->c_dtype);
+    if (xr && xr->verified && xr->rate > 0 && vr->verified && vr->rate > 0) {
+        char ratio[32];
+        snprintf(ratio, sizeof ratio, "%.2fx", xr->rate / vr->rate);
+        append_note(xr, "%s %s", ratio, v->impl);
+    }
+}
+
+/* xgpu and the vendor library on the same operands, timed in the same
+ * rounds (gb_time_rounds), so that clocks that fall as the device warms
+ * fall for both; each then runs once more into poisoned C to be checked. */
+static void time_pair(gb_env *env, gemm_case *g) {
+    char what[96];
+    snprintf(what, sizeof what, "gemm %s %s: xgpu, vendor", g->s->name, g->shape);
+    gb_progress(env, what);
+    xgpu_gemm_choice ch;
+    bool xruns = false, vruns = false;
+    gb_result *xr = g->s->in ? xgpu_row(env, g, &ch, &xruns) : NULL;
+    gb_result *vr = vendor_row(env, g, &vruns);
+    gb_timed timed[2];
+    gb_result *rows[2];
+    size_t n = 0;
+    if (xr && xruns) {
+        rows[n] = xr;
+        timed[n++] = (gb_timed){.fn = run_xgpu, .arg = g, .st = &xr->t, .first_s = &xr->first_s};
+    }
+    if (vr && vruns) {
+        rows[n] = vr;
+        timed[n++] = (gb_timed){.fn = run_vendor, .arg = g, .st = &vr->t, .first_s = &vr->first_s};
+    }
+    gb_time_rounds(env, timed, n);
+    for (size_t i = 0; i < n; i++) {
+        gb_result *r = rows[i];
+        bool vendor = r == vr;
+        if (timed[i].rc) {
+            if (!vendor && timed[i].status == XGPU_ERROR_UNSUPPORTED) {
+                snprintf(r->note, sizeof r->note, "not run: %s", timed[i].why);
+                r->verified = true;
+            } else {
+                snprintf(r->note, sizeof r->note, "%s", vendor ? g->vinfo.reason : timed[i].why);
+            }
+        } else if (vendor) {
+            vendor_finish(env, g, vr, xr);
+        } else {
+            xgpu_finish(env, g, xr, &ch);
+        }
     }
 }
 
@@ -279,8 +332,7 @@ static void one_case(gb_env *env, size_t m, size_t n, size_t k, size_t batch, co
     gm_fill(g.hb, s->host_in, nb, 12);
     xgpu_buffer_write(env->queue, g.a, 0, g.ha, na * in, true, NULL);
     xgpu_buffer_write(env->queue, g.b, 0, g.hb, nb * in, true, NULL);
-    gb_result *xr = s->in ? xgpu_row(env, &g) : NULL;
-    vendor_row(env, &g, xr);
+    time_pair(env, &g);
 done:
     xgpu_buffer_release(g.a);
     xgpu_buffer_release(g.b);

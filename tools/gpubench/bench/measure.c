@@ -76,6 +76,7 @@ static int device_once(gb_env *env, gb_enqueue_fn fn, void *arg, double *seconds
 
 static void case_failed(gb_timed *c) {
     c->rc = -1;
+    c->status = xgpu_last_error()->status;
     snprintf(c->why, sizeof c->why, "%s", xgpu_last_error()->message);
     fprintf(stderr, "gpubench: %s\n", c->why);
 }
@@ -87,6 +88,7 @@ int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
     for (size_t i = 0; i < n; i++) {
         gb_timed *c = &cases[i];
         c->rc = 0;
+        c->status = XGPU_SUCCESS;
         c->why[0] = '\0';
         double t0 = gb_now(), one = 0;
         if (c->fn(env, c->arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
@@ -114,6 +116,7 @@ int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
         for (size_t i = 0; i < n; i++) {
             if (!cases[i].rc) {
                 cases[i].rc = -1;
+                cases[i].status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
                 snprintf(cases[i].why, sizeof cases[i].why, "out of host memory");
                 failed++;
             }

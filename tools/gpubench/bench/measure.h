@@ -22,7 +22,8 @@ typedef struct gb_timed {
     void *arg;
     gb_stats *st;
     double *first_s;
-    int rc; /* out: 0, or -1 with the error in why */
+    int rc;             /* out: 0, or -1 with the error in status and why */
+    xgpu_status status; /* out */
     char why[256];
 } gb_timed;
 /* Each case warmed up alone (into *first_s), then rounds in which every
