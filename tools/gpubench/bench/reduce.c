@@ -167,7 +167,7 @@ typedef struct size_run {
     copy_case copy;
     gb_result *row[CASES]; /* NULL: not run */
     reduce_ref ref;
-    const unsigned char *host;
+    unsigned char *host;
 } size_run;
 
 static const char *const case_names[CASES] = {"", "d2d copy", "min", "max", "argmax"};
@@ -265,79 +265,139 @@ static bool check_case(gb_env *env, size_run *z, int k) {
     return got == (float)(k == CASE_MIN ? z->ref.lo : z->ref.hi);
 }
 
-/* One dtype at one size: the sum, and for f32 the copy of the same bytes
- * and min, max and argmax, all timed in the same rounds (gb_time_rounds),
- * so that the sum's ratio to the copy and the others' to the sum hold on
- * a device or host whose bandwidth moves during the run. */
-static void one_size(gb_env *env, xgpu_dtype dt, double bytes) {
+/* One dtype's input at one size, on the host and the device, with the
+ * sum's output; false when something cannot be made (size_close releases
+ * what was). */
+static bool size_open(gb_env *env, size_run *z, xgpu_dtype dt, double bytes) {
     size_t elem = xgpu_dtype_size(dt), n = (size_t)bytes / elem;
-    size_run z = {0};
+    *z = (size_run){0};
     unsigned char *h = malloc(n * elem);
-    xgpu_buffer *in = NULL, *out = NULL;
-    if (!h || xgpu_buffer_create(env->ctx, n * elem, &in) ||
-        xgpu_buffer_create(env->ctx, 8, &out)) {
-        free(h);
-        xgpu_buffer_release(in);
-        return;
+    z->host = h;
+    if (!h || xgpu_buffer_create(env->ctx, n * elem, &z->red[CASE_SUM].in) ||
+        xgpu_buffer_create(env->ctx, 8, &z->red[CASE_SUM].out)) {
+        return false;
     }
-    fill_input(dt, h, n, &z.ref);
+    xgpu_buffer *in = z->red[CASE_SUM].in, *out = z->red[CASE_SUM].out;
+    fill_input(dt, h, n, &z->ref);
     xgpu_buffer_write(env->queue, in, 0, h, n * elem, true, NULL);
-    z.host = h;
-    z.copy = (copy_case){in, NULL, n * elem};
+    z->copy = (copy_case){in, NULL, n * elem};
     for (int k = 0; k < CASES; k++) {
-        z.red[k] = (reduce_case){dt, in, k == CASE_SUM ? out : NULL, n, (xgpu_reduce_op)0};
+        z->red[k] = (reduce_case){dt, in, k == CASE_SUM ? out : NULL, n, (xgpu_reduce_op)0};
     }
-    char shape[64], what[128];
-    gb_shape_mib(shape, sizeof shape, "", bytes);
-    snprintf(what, sizeof what, "reduce %s %s%s", xgpu_dtype_name(dt), shape,
-             dt == XGPU_F32 ? ": sum, copy, min, max, argmax" : "");
-    gb_progress(env, what);
-    gb_timed timed[CASES];
-    int index[CASES], count = 0;
-    for (int k = 0; k < (dt == XGPU_F32 ? CASES : 1); k++) {
-        if (add_case(env, &z, k, dt, bytes, &timed[count])) {
-            index[count++] = k;
-        }
+    return true;
+}
+
+static void size_close(size_run *z) {
+    for (int k = CASE_MIN; k < CASES; k++) {
+        xgpu_buffer_release(z->red[k].out);
     }
-    gb_time_rounds(env, timed, (size_t)count);
-    for (int i = 0; i < count; i++) {
-        int k = index[i];
-        gb_result *r = z.row[k];
-        if (timed[i].rc) {
-            snprintf(r->note, sizeof r->note, "%s", timed[i].why);
-            z.row[k] = NULL;
-            continue;
-        }
-        r->verified = check_case(env, &z, k);
-        gb_set_bandwidth(env, r, k == CASE_COPY ? 2.0 * bytes : bytes);
-    }
-    gb_result *sum = z.row[CASE_SUM], *copy = z.row[CASE_COPY];
-    if (copy) {
-        snprintf(copy->note, sizeof copy->note, "xgpu_buffer_copy; bytes read plus bytes written");
-    }
+    xgpu_buffer_release(z->copy.dst);
+    xgpu_buffer_release(z->red[CASE_SUM].in);
+    xgpu_buffer_release(z->red[CASE_SUM].out);
+    free(z->host);
+    *z = (size_run){0};
+}
+
+/* The notes of one dtype's rows once they are checked: the sum's ratio to
+ * the copy timed beside it (f32's), the others' time over the sum's. */
+static void size_notes(gb_env *env, size_run *z, const gb_result *copy) {
+    gb_result *sum = z->row[CASE_SUM];
+    xgpu_dtype dt = z->red[CASE_SUM].dtype;
+    size_t bytes = z->copy.bytes;
     if (sum && sum->verified && copy && copy->verified) {
         snprintf(sum->note, sizeof sum->note, "%.2fx the device-to-device copy's %.1f GB/s",
                  sum->rate / copy->rate, copy->rate);
     }
     if (sum && sum->verified) {
-        gb_note_params(env, sum, "sum", dt, n * elem);
+        gb_note_params(env, sum, "sum", dt, bytes);
     }
     for (int k = CASE_MIN; k < CASES; k++) {
-        gb_result *r = z.row[k];
+        gb_result *r = z->row[k];
         if (r && sum && sum->verified) {
             snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum->t.median);
         }
         if (r) {
-            gb_note_params(env, r, k == CASE_ARGMAX ? "argmax" : "minmax", XGPU_F32, n * elem);
+            gb_note_params(env, r, k == CASE_ARGMAX ? "argmax" : "minmax", XGPU_F32, bytes);
         }
     }
-    for (int k = CASE_MIN; k < CASES; k++) {
-        xgpu_buffer_release(z.red[k].out);
+}
+
+/* One size: the sums of every dtype in dts (nz of them, opened), and with
+ * f32 the copy of the same bytes and min, max and argmax, all timed in the
+ * same rounds (gb_time_rounds), so that each sum's ratio to the copy and
+ * the others' to the f32 sum hold on a device or host whose bandwidth
+ * moves during the run. */
+static void time_size(gb_env *env, size_run *zs, int nz, double bytes) {
+    gb_timed timed[3 * CASES];
+    int owner[3 * CASES], which[3 * CASES], count = 0;
+    char shape[64], what[128];
+    gb_shape_mib(shape, sizeof shape, "", bytes);
+    snprintf(what, sizeof what, "reduce %s: sums, copy, min, max, argmax", shape);
+    gb_progress(env, what);
+    for (int j = 0; j < nz; j++) {
+        xgpu_dtype dt = zs[j].red[CASE_SUM].dtype;
+        for (int k = 0; k < (dt == XGPU_F32 ? CASES : 1); k++) {
+            if (add_case(env, &zs[j], k, dt, bytes, &timed[count])) {
+                owner[count] = j;
+                which[count++] = k;
+            }
+        }
     }
-    xgpu_buffer_release(z.copy.dst);
-    free(h);
-    xgpu_buffer_release(in);
-    xgpu_buffer_release(out);
+    gb_time_rounds(env, timed, (size_t)count);
+    const gb_result *copy = NULL;
+    for (int i = 0; i < count; i++) {
+        size_run *z = &zs[owner[i]];
+        int k = which[i];
+        gb_result *r = z->row[k];
+        if (timed[i].rc) {
+            snprintf(r->note, sizeof r->note, "%s", timed[i].why);
+            z->row[k] = NULL;
+            continue;
+        }
+        r->verified = check_case(env, z, k);
+        gb_set_bandwidth(env, r, k == CASE_COPY ? 2.0 * bytes : bytes);
+        if (k == CASE_COPY) {
+            snprintf(r->note, sizeof r->note, "xgpu_buffer_copy; bytes read plus bytes written");
+            copy = r;
+        }
+    }
+    for (int j = 0; j < nz; j++) {
+        size_notes(env, &zs[j], copy);
+    }
+}
+
+/* The dtypes at one size, side by side where the device holds all their
+ * inputs at once; a dtype whose input does not fit beside the others'
+ * runs alone after them. */
+static void one_size(gb_env *env, const xgpu_dtype *dts, int ndt, double bytes) {
+    size_run zs[3];
+    xgpu_dtype later[3];
+    int nz = 0, nlater = 0;
+    for (int t = 0; t < ndt; t++) {
+        if (size_open(env, &zs[nz], dts[t], bytes)) {
+            nz++;
+        } else {
+            size_close(&zs[nz]);
+            later[nlater++] = dts[t];
+        }
+    }
+    if (nz) {
+        time_size(env, zs, nz, bytes);
+    }
+    for (int j = 0; j < nz; j++) {
+        size_close(&zs[j]);
+    }
+    for (int t = 0; t < nlater; t++) {
+        size_run z;
+        if (size_open(env, &z, later[t], bytes)) {
+            time_size(env, &z, 1, bytes);
+        } else {
+            fprintf(stderr, "gpubench: reduce %s %.0f MiB: not run: %s\n",
+                    xgpu_dtype_name(later[t]), bytes / GB_MIB,
+                    z.host ? xgpu_last_error()->message : "out of host memory");
+        }
+        size_close(&z);
+    }
 }
 
 void gb_bench_reduce(gb_env *env) {
@@ -350,17 +410,19 @@ void gb_bench_reduce(gb_env *env) {
         count = 1;
     }
     static const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32};
-    clpeak_reading peer = clpeak_before(env);
+    xgpu_dtype dts[3];
+    int ndt = 0;
     for (size_t t = 0; t < 3; t++) {
-        if ((types[t] == XGPU_F64 && !env->info.fp64) ||
-            !gb_selected(env->opt->dtypes, xgpu_dtype_name(types[t]))) {
-            continue;
+        if ((types[t] != XGPU_F64 || env->info.fp64) &&
+            gb_selected(env->opt->dtypes, xgpu_dtype_name(types[t]))) {
+            dts[ndt++] = types[t];
         }
-        for (size_t s = 0; s < count; s++) {
-            double bytes = mib[s] * GB_MIB;
-            if (gb_fits(env, bytes)) {
-                one_size(env, types[t], bytes);
-            }
+    }
+    clpeak_reading peer = clpeak_before(env);
+    for (size_t s = 0; s < count && ndt; s++) {
+        double bytes = mib[s] * GB_MIB;
+        if (gb_fits(env, bytes)) {
+            one_size(env, dts, ndt, bytes);
         }
     }
     clpeak_after(env, &peer);
