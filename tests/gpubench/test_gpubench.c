@@ -528,9 +528,11 @@ static void clpeak_figure_is_checked(void **state) {
 /* The cases of one size (the f32, f64 and i32 sums, and beside the f32
  * input its copy, min, max and argmax) are timed in the same rounds: one
  * repetition count, though the copy takes twice a sum's time (each timed
- * alone got its own count). Reductions that take longer than 2 s (here
- * about 45 rounds of 90 ms on pocl) read clpeak again after them; the
- * row keeps the higher reading and says how far apart the two were. */
+ * alone got its own count), and every row checked. Reductions that take
+ * longer than 2 s read clpeak again after them; the row keeps the higher
+ * reading and says how far apart the two were. The rows' timed runs alone
+ * take about 4 s on pocl; where they take under 2.5 s (a fast device) the
+ * second reading may or may not come, and is not asked for. */
 static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
     (void)state;
     char name[256];
@@ -540,12 +542,14 @@ static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
                           "20; })");
     }
     char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "PATH=\"$PWD/gb-fakebin:$PATH\" %s -b reduce --dtype f32,f64,i32 --size 256 --time 0.6 "
-             "--json gb-rounds.json",
-             GPUBENCH);
+    snprintf(
+        cmd, sizeof cmd,
+        "PATH=\"$PWD/gb-fakebin:$PATH\" %s -b reduce --dtype f32,f64,i32 --size 256 --time 0.6 "
+        "--json gb-rounds.json",
+        GPUBENCH);
     cJSON *root = run_json(cmd, "gb-rounds.json");
     int reps = -1, rows = 0;
+    double timed_s = 0; /* the rows' repetitions: a lower bound of the reductions' time */
     const cJSON *r, *peer = NULL;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
         const char *impl = cJSON_GetObjectItem(r, "impl")->valuestring;
@@ -560,10 +564,16 @@ static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
         }
         reps = n;
         rows++;
+        timed_s += n * cJSON_GetObjectItem(r, "median_s")->valuedouble;
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(r, "verified"))) {
+            fail_msg("%s %s: not verified: %s", cJSON_GetObjectItem(r, "dtype")->valuestring,
+                     cJSON_GetObjectItem(r, "shape")->valuestring,
+                     cJSON_GetObjectItem(r, "note")->valuestring);
+        }
     }
     assert_true(rows >= 6); /* 7 where the device has fp64 */
     assert_true(reps >= 3);
-    if (opencl) {
+    if (opencl && timed_s > 2.5) {
         assert_non_null(peer);
         const cJSON *gbs = cJSON_GetObjectItem(peer, "gbs");
         const char *note = cJSON_GetObjectItem(peer, "note")->valuestring;

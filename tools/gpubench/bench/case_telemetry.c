@@ -1,6 +1,6 @@
 /* Telemetry around gpubench's timed cases: one source per device, a
- * sampler around each case's timed repetitions, the summary on the
- * case's result. */
+ * sampler around each case's timed repetitions (around all the rounds of
+ * cases timed together), the summary on each case's result. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure.h"
 
@@ -30,13 +30,15 @@ void gb_telemetry_end(const gb_env *env, gt_device *d, const gb_stats *const *st
     }
     gt_summary s;
     gt_stop(d, &s);
-    for (size_t i = env->results.count; i-- > 0;) {
+    size_t found = 0;
+    for (size_t i = env->results.count; i-- > 0 && found < n;) {
         gb_result *r = env->results.rows[i];
         for (size_t k = 0; k < n; k++) {
             if (&r->t == sts[k]) {
                 r->has_telemetry = true;
                 r->telemetry = s;
                 snprintf(r->telemetry_why, sizeof r->telemetry_why, "%s", gt_device_reason(d));
+                found++;
             }
         }
     }

@@ -185,15 +185,15 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g, xgpu_gemm_choice *ch, bool
         r->verified = true;
         return r;
     }
-    if (st != XGPU_SUCCESS) {
-        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-        return r;
-    }
     const char *compute = ch->compute ? ch->compute : s->name;
     snprintf(r->path, sizeof r->path, "%s", ch->path ? ch->path : "");
     snprintf(r->compute, sizeof r->compute, "%s", compute);
     bool matrix = ch->path && (!strcmp(ch->path, "mma.sync") || !strcmp(ch->path, "mfma"));
     set_peak(env, r, matrix, compute);
+    if (st != XGPU_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
+        return r;
+    }
     *runs = true;
     return r;
 }

@@ -6,6 +6,7 @@
 #include "measure.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,6 +91,13 @@ int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
         c->rc = 0;
         c->status = XGPU_SUCCESS;
         c->why[0] = '\0';
+        /* Earlier work on the queue (fills, writes, another case's first
+         * call) stays out of this case's warm-up. */
+        if (xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
+            case_failed(c);
+            failed++;
+            continue;
+        }
         double t0 = gb_now(), one = 0;
         if (c->fn(env, c->arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
             case_failed(c);
@@ -110,14 +118,17 @@ int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
     }
     /* As many rounds as one case of a round's mean time would get. */
     int rounds = reps_for(env->opt, round_s / (double)live);
-    double *t = calloc(n * (size_t)rounds, sizeof *t);
+    bool fits = (size_t)rounds <= SIZE_MAX / sizeof(double) / n;
+    double *t = fits ? calloc(n * (size_t)rounds, sizeof *t) : NULL;
     const gb_stats **sts = calloc(n, sizeof *sts);
     if (!t || !sts) {
         for (size_t i = 0; i < n; i++) {
             if (!cases[i].rc) {
                 cases[i].rc = -1;
                 cases[i].status = XGPU_ERROR_OUT_OF_HOST_MEMORY;
-                snprintf(cases[i].why, sizeof cases[i].why, "out of host memory");
+                snprintf(cases[i].why, sizeof cases[i].why,
+                         "out of host memory for %d repetitions' times", rounds);
+                fprintf(stderr, "gpubench: %s\n", cases[i].why);
                 failed++;
             }
         }

@@ -161,71 +161,136 @@ static void fill_input(xgpu_dtype dt, unsigned char *h, size_t n, reduce_ref *re
 /* One size of one dtype: its cases (the sum; for f32 also the copy of the
  * same bytes, min, max and argmax), their rows and what they run on. */
 enum { CASE_SUM, CASE_COPY, CASE_MIN, CASE_MAX, CASE_ARGMAX, CASES };
+#define DTYPES_MAX 3 /* f32, f64, i32 */
 
 typedef struct size_run {
     reduce_case red[CASES]; /* CASE_COPY's unused */
-    copy_case copy;
-    gb_result *row[CASES]; /* NULL: not run */
+    copy_case copy;         /* dst: f32 only */
+    gb_result *row[CASES];  /* NULL: not run */
     reduce_ref ref;
-    unsigned char *host;
+    unsigned char *host; /* f32 only: what the copy is checked against */
 } size_run;
 
 static const char *const case_names[CASES] = {"", "d2d copy", "min", "max", "argmax"};
 static const xgpu_reduce_op case_ops[CASES] = {XGPU_REDUCE_SUM, 0, XGPU_REDUCE_MIN, XGPU_REDUCE_MAX,
                                                XGPU_REDUCE_ARGMAX};
 
-/* Case k's row and output buffer, and how to time it into *t; false (with
- * the row saying why, where there is one) when it cannot run. */
-static bool add_case(gb_env *env, size_run *z, int k, xgpu_dtype dt, double bytes, gb_timed *t) {
+/* The cases of one dtype: the sum, and with f32 the others. */
+static int cases_of(xgpu_dtype dt) {
+    return dt == XGPU_F32 ? CASES : 1;
+}
+
+/* One dtype's input at one size on the device, and every buffer its cases
+ * write (outputs poisoned: all ones, a NaN or an index past the end);
+ * false when something cannot be made (size_close releases what was). */
+static bool size_open(gb_env *env, size_run *z, xgpu_dtype dt, double bytes) {
+    size_t elem = xgpu_dtype_size(dt), n = (size_t)bytes / elem;
+    *z = (size_run){0};
+    unsigned char *h = malloc(n * elem);
+    z->host = h;
+    xgpu_buffer *in = NULL;
+    if (!h || xgpu_buffer_create(env->ctx, n * elem, &in)) {
+        return false;
+    }
+    z->copy = (copy_case){in, NULL, n * elem};
+    uint32_t poison = 0xffffffffu;
+    for (int k = 0; k < cases_of(dt); k++) {
+        z->red[k] = (reduce_case){dt, in, NULL, n, case_ops[k]};
+        xgpu_status st = k == CASE_COPY ? xgpu_buffer_create(env->ctx, n * elem, &z->copy.dst)
+                                        : xgpu_buffer_create(env->ctx, 8, &z->red[k].out);
+        if (st == XGPU_SUCCESS && k != CASE_COPY) {
+            st = xgpu_buffer_fill(env->queue, z->red[k].out, 0, 8, &poison, 4, NULL);
+        }
+        if (st != XGPU_SUCCESS) {
+            return false;
+        }
+    }
+    fill_input(dt, h, n, &z->ref);
+    if (xgpu_buffer_write(env->queue, in, 0, h, n * elem, true, NULL) != XGPU_SUCCESS) {
+        return false;
+    }
+    if (dt != XGPU_F32) { /* a sum is checked against z->ref alone */
+        free(z->host);
+        z->host = NULL;
+    }
+    return true;
+}
+
+static void size_close(size_run *z) {
+    for (int k = 0; k < CASES; k++) {
+        xgpu_buffer_release(z->red[k].out);
+    }
+    xgpu_buffer_release(z->copy.dst);
+    xgpu_buffer_release(z->copy.src);
+    free(z->host);
+    *z = (size_run){0};
+}
+
+/* Case k's row, and how to time it into *t; false when no row could be
+ * added. */
+static bool add_case(gb_env *env, size_run *z, int k, double bytes, gb_timed *t) {
     char shape[64];
     gb_shape_mib(shape, sizeof shape, case_names[k], bytes);
+    xgpu_dtype dt = z->red[CASE_SUM].dtype;
     gb_result *r =
         gb_add(env, "reduce", "xgpu", k == CASE_COPY ? "u8" : xgpu_dtype_name(dt), shape, bytes);
     if (!r) {
         return false;
     }
-    xgpu_status st =
-        k == CASE_COPY
-            ? xgpu_buffer_create(env->ctx, z->copy.bytes, &z->copy.dst)
-            : (k == CASE_SUM ? XGPU_SUCCESS : xgpu_buffer_create(env->ctx, 8, &z->red[k].out));
-    if (st != XGPU_SUCCESS) {
-        snprintf(r->note, sizeof r->note, "not run: %s", xgpu_last_error()->message);
-        return false;
-    }
-    if (k != CASE_COPY) {
-        z->red[k].op = case_ops[k];
-    }
     z->row[k] = r;
-    *t = (gb_timed){.fn = k == CASE_COPY ? run_copy : run_reduce,
-                    .arg = k == CASE_COPY ? (void *)&z->copy : (void *)&z->red[k],
-                    .st = &r->t,
-                    .first_s = &r->first_s};
+    if (k == CASE_COPY) {
+        *t = (gb_timed){.fn = run_copy, .arg = &z->copy, .st = &r->t, .first_s = &r->first_s};
+    } else {
+        *t = (gb_timed){.fn = run_reduce, .arg = &z->red[k], .st = &r->t, .first_s = &r->first_s};
+    }
     return true;
 }
 
-/* The 8 bytes a reduction wrote. */
-static void read_result(gb_env *env, const reduce_case *c, unsigned char res[8]) {
-    memset(res, 0, 8);
-    xgpu_buffer_read(env->queue, c->out, 0, res, 8, true, NULL);
+/* The 8 bytes a reduction wrote; false (the row's note says why) when
+ * they cannot be read. */
+static bool read_result(gb_env *env, const reduce_case *c, gb_result *r, unsigned char res[8]) {
+    if (xgpu_buffer_read(env->queue, c->out, 0, res, 8, true, NULL) != XGPU_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "not checked: %s", xgpu_last_error()->message);
+        return false;
+    }
+    return true;
 }
 
 /* The sum the device wrote, as a double (i64 for i32 input). */
-static double read_sum(gb_env *env, const reduce_case *c) {
-    unsigned char res[8];
-    read_result(env, c, res);
-    double got;
-    if (c->dtype == XGPU_I32) {
+static double sum_value(xgpu_dtype dt, const unsigned char res[8]) {
+    if (dt == XGPU_I32) {
         int64_t g;
         memcpy(&g, res, 8);
-        got = (double)g;
-    } else if (c->dtype == XGPU_F32) {
+        return (double)g;
+    }
+    if (dt == XGPU_F32) {
         float g;
         memcpy(&g, res, 4);
-        got = g;
-    } else {
-        memcpy(&got, res, 8);
+        return g;
     }
-    return got;
+    double g;
+    memcpy(&g, res, 8);
+    return g;
+}
+
+/* Whether the copy wrote every byte of its input; the row's note says
+ * why when it could not be checked. */
+static bool check_copy(gb_env *env, const size_run *z, gb_result *r) {
+    unsigned char *back = malloc(z->copy.bytes);
+    if (!back) {
+        snprintf(r->note, sizeof r->note, "not checked: out of host memory");
+        return false;
+    }
+    bool ok = false;
+    if (xgpu_buffer_read(env->queue, z->copy.dst, 0, back, z->copy.bytes, true, NULL) !=
+        XGPU_SUCCESS) {
+        snprintf(r->note, sizeof r->note, "not checked: %s", xgpu_last_error()->message);
+    } else {
+        ok = memcmp(back, z->host, z->copy.bytes) == 0;
+        snprintf(r->note, sizeof r->note, "xgpu_buffer_copy; bytes read plus bytes written");
+    }
+    free(back);
+    return ok;
 }
 
 /* Whether case k (timed, rc 0) gave the host's answer: the sum within the
@@ -235,16 +300,14 @@ static bool check_case(gb_env *env, size_run *z, int k) {
     const reduce_case *c = &z->red[k];
     gb_result *r = z->row[k];
     if (k == CASE_COPY) {
-        unsigned char *back = malloc(z->copy.bytes);
-        bool ok = back &&
-                  xgpu_buffer_read(env->queue, z->copy.dst, 0, back, z->copy.bytes, true, NULL) ==
-                      XGPU_SUCCESS &&
-                  memcmp(back, z->host, z->copy.bytes) == 0;
-        free(back);
-        return ok;
+        return check_copy(env, z, r);
+    }
+    unsigned char res[8];
+    if (!read_result(env, c, r, res)) {
+        return false;
     }
     if (k == CASE_SUM) {
-        double got = read_sum(env, c);
+        double got = sum_value(c->dtype, res);
         if (gb_inject("reduce")) {
             got += 1.0 + fabs(got) * 0.01;
         }
@@ -253,8 +316,6 @@ static bool check_case(gb_env *env, size_run *z, int k) {
         r->max_rel_err = fabs(got - z->ref.sum) / (fabs(z->ref.sum) > 0 ? fabs(z->ref.sum) : 1);
         return fabs(got - z->ref.sum) <= tol;
     }
-    unsigned char res[8];
-    read_result(env, c, res);
     if (k == CASE_ARGMAX) {
         uint64_t got;
         memcpy(&got, res, 8);
@@ -263,39 +324,6 @@ static bool check_case(gb_env *env, size_run *z, int k) {
     float got;
     memcpy(&got, res, 4);
     return got == (float)(k == CASE_MIN ? z->ref.lo : z->ref.hi);
-}
-
-/* One dtype's input at one size, on the host and the device, with the
- * sum's output; false when something cannot be made (size_close releases
- * what was). */
-static bool size_open(gb_env *env, size_run *z, xgpu_dtype dt, double bytes) {
-    size_t elem = xgpu_dtype_size(dt), n = (size_t)bytes / elem;
-    *z = (size_run){0};
-    unsigned char *h = malloc(n * elem);
-    z->host = h;
-    if (!h || xgpu_buffer_create(env->ctx, n * elem, &z->red[CASE_SUM].in) ||
-        xgpu_buffer_create(env->ctx, 8, &z->red[CASE_SUM].out)) {
-        return false;
-    }
-    xgpu_buffer *in = z->red[CASE_SUM].in, *out = z->red[CASE_SUM].out;
-    fill_input(dt, h, n, &z->ref);
-    xgpu_buffer_write(env->queue, in, 0, h, n * elem, true, NULL);
-    z->copy = (copy_case){in, NULL, n * elem};
-    for (int k = 0; k < CASES; k++) {
-        z->red[k] = (reduce_case){dt, in, k == CASE_SUM ? out : NULL, n, (xgpu_reduce_op)0};
-    }
-    return true;
-}
-
-static void size_close(size_run *z) {
-    for (int k = CASE_MIN; k < CASES; k++) {
-        xgpu_buffer_release(z->red[k].out);
-    }
-    xgpu_buffer_release(z->copy.dst);
-    xgpu_buffer_release(z->red[CASE_SUM].in);
-    xgpu_buffer_release(z->red[CASE_SUM].out);
-    free(z->host);
-    *z = (size_run){0};
 }
 
 /* The notes of one dtype's rows once they are checked: the sum's ratio to
@@ -313,65 +341,87 @@ static void size_notes(gb_env *env, size_run *z, const gb_result *copy) {
     }
     for (int k = CASE_MIN; k < CASES; k++) {
         gb_result *r = z->row[k];
-        if (r && sum && sum->verified) {
+        if (r && r->verified && sum && sum->verified) {
             snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum->t.median);
         }
-        if (r) {
+        if (r && r->verified) {
             gb_note_params(env, r, k == CASE_ARGMAX ? "argmax" : "minmax", XGPU_F32, bytes);
         }
     }
 }
 
-/* One size: the sums of every dtype in dts (nz of them, opened), and with
- * f32 the copy of the same bytes and min, max and argmax, all timed in the
- * same rounds (gb_time_rounds), so that each sum's ratio to the copy and
- * the others' to the f32 sum hold on a device or host whose bandwidth
- * moves during the run. */
+/* One size: the sums of the nz dtypes opened in zs, and with f32 the copy
+ * of the same bytes and min, max and argmax, all timed in the same rounds
+ * (gb_time_rounds), so that each sum's ratio to the copy and the others'
+ * to the f32 sum hold on a device or host whose bandwidth moves during
+ * the run. */
 static void time_size(gb_env *env, size_run *zs, int nz, double bytes) {
-    gb_timed timed[3 * CASES];
-    int owner[3 * CASES], which[3 * CASES], count = 0;
+    gb_timed timed[DTYPES_MAX * CASES]; /* contiguous, for gb_time_rounds */
+    struct {
+        size_run *z;
+        int k;
+    } at[DTYPES_MAX * CASES]; /* whose each of timed is */
+    int count = 0;
     char shape[64], what[128];
     gb_shape_mib(shape, sizeof shape, "", bytes);
-    snprintf(what, sizeof what, "reduce %s: sums, copy, min, max, argmax", shape);
-    gb_progress(env, what);
-    for (int j = 0; j < nz; j++) {
+    int used = snprintf(what, sizeof what, "reduce %s:", shape);
+    for (int j = 0; j < nz && used > 0 && (size_t)used < sizeof what; j++) {
         xgpu_dtype dt = zs[j].red[CASE_SUM].dtype;
-        for (int k = 0; k < (dt == XGPU_F32 ? CASES : 1); k++) {
-            if (add_case(env, &zs[j], k, dt, bytes, &timed[count])) {
-                owner[count] = j;
-                which[count++] = k;
+        used += snprintf(what + used, sizeof what - (size_t)used, " %s%s", xgpu_dtype_name(dt),
+                         dt == XGPU_F32 ? " (sum, copy, min, max, argmax)" : " sum");
+        for (int k = 0; k < cases_of(dt); k++) {
+            if (add_case(env, &zs[j], k, bytes, &timed[count])) {
+                at[count].z = &zs[j];
+                at[count++].k = k;
             }
         }
     }
+    gb_progress(env, what);
     gb_time_rounds(env, timed, (size_t)count);
     const gb_result *copy = NULL;
     for (int i = 0; i < count; i++) {
-        size_run *z = &zs[owner[i]];
-        int k = which[i];
-        gb_result *r = z->row[k];
+        size_run *z = at[i].z;
+        gb_result *r = z->row[at[i].k];
         if (timed[i].rc) {
             snprintf(r->note, sizeof r->note, "%s", timed[i].why);
-            z->row[k] = NULL;
             continue;
         }
-        r->verified = check_case(env, z, k);
-        gb_set_bandwidth(env, r, k == CASE_COPY ? 2.0 * bytes : bytes);
-        if (k == CASE_COPY) {
-            snprintf(r->note, sizeof r->note, "xgpu_buffer_copy; bytes read plus bytes written");
-            copy = r;
-        }
+        gb_set_bandwidth(env, r, at[i].k == CASE_COPY ? 2.0 * bytes : bytes);
+        r->verified = check_case(env, z, at[i].k);
+        copy = at[i].k == CASE_COPY ? r : copy;
     }
     for (int j = 0; j < nz; j++) {
         size_notes(env, &zs[j], copy);
     }
 }
 
-/* The dtypes at one size, side by side where the device holds all their
- * inputs at once; a dtype whose input does not fit beside the others'
- * runs alone after them. */
+/* One dtype alone at one size (a row saying why when it cannot run). */
+static void one_dtype(gb_env *env, xgpu_dtype dt, double bytes) {
+    size_run z;
+    if (size_open(env, &z, dt, bytes)) {
+        time_size(env, &z, 1, bytes);
+    } else {
+        fprintf(stderr, "gpubench: reduce %s %.0f MiB: not run: %s\n", xgpu_dtype_name(dt),
+                bytes / GB_MIB, z.host ? xgpu_last_error()->message : "out of host memory");
+    }
+    size_close(&z);
+}
+
+/* The dtypes at one size side by side where their inputs and the copy's
+ * output take at most half the device's memory (buffers may be placed
+ * only when first used, so a creation that succeeds says little), each
+ * alone otherwise, and each alone after the others when its buffers
+ * cannot be made beside theirs. */
 static void one_size(gb_env *env, const xgpu_dtype *dts, int ndt, double bytes) {
-    size_run zs[3];
-    xgpu_dtype later[3];
+    uint64_t mem = env->info.global_mem_bytes;
+    if (ndt < 2 || (mem && bytes * (ndt + 1) > 0.5 * (double)mem)) {
+        for (int t = 0; t < ndt; t++) {
+            one_dtype(env, dts[t], bytes);
+        }
+        return;
+    }
+    size_run zs[DTYPES_MAX];
+    xgpu_dtype later[DTYPES_MAX];
     int nz = 0, nlater = 0;
     for (int t = 0; t < ndt; t++) {
         if (size_open(env, &zs[nz], dts[t], bytes)) {
@@ -388,15 +438,7 @@ static void one_size(gb_env *env, const xgpu_dtype *dts, int ndt, double bytes) 
         size_close(&zs[j]);
     }
     for (int t = 0; t < nlater; t++) {
-        size_run z;
-        if (size_open(env, &z, later[t], bytes)) {
-            time_size(env, &z, 1, bytes);
-        } else {
-            fprintf(stderr, "gpubench: reduce %s %.0f MiB: not run: %s\n",
-                    xgpu_dtype_name(later[t]), bytes / GB_MIB,
-                    z.host ? xgpu_last_error()->message : "out of host memory");
-        }
-        size_close(&z);
+        one_dtype(env, later[t], bytes);
     }
 }
 
