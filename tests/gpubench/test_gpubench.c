@@ -587,6 +587,34 @@ static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
     cJSON_Delete(root);
 }
 
+/* The five stream kernels are timed in the same rounds, in BabelStream's
+ * order: one repetition count, though add and triad move three arrays to
+ * copy's two (each timed alone got its own count); each row is checked
+ * on a run from fresh arrays. */
+static void stream_kernels_share_rounds(void **state) {
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -b stream --size 16 --time 0.05 --json gb-stream.json", GPUBENCH);
+    cJSON *root = run_json(cmd, "gb-stream.json");
+    int reps = -1, rows = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
+        int n = cJSON_GetObjectItem(r, "reps")->valueint;
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(r, "verified"))) {
+            fail_msg("%s: not verified", shape);
+        }
+        if (reps >= 0 && n != reps) {
+            fail_msg("%s: %d repetitions, another kernel %d", shape, n, reps);
+        }
+        reps = n;
+        rows++;
+    }
+    assert_int_equal(rows, 5);
+    assert_true(reps >= 3);
+    cJSON_Delete(root);
+}
+
 /* xgpu's GEMM and the vendor library's on the same operands are timed in
  * the same rounds: one repetition count for the two rows, though on pocl
  * CLBlast takes over ten times xgpu's time (each timed alone got its own
@@ -941,6 +969,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(clpeak_figure_is_checked),
         cmocka_unit_test(reduce_cases_share_rounds_and_clpeak_reads_twice),
         cmocka_unit_test(gemm_pair_shares_rounds),
+        cmocka_unit_test(stream_kernels_share_rounds),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),

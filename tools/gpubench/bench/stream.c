@@ -27,8 +27,9 @@ typedef struct stream_host {
     float *a, *b, *c, *res;
 } stream_host;
 
-/* BabelStream's order; each kernel is idempotent given the previous ones,
- * so repetitions do not change the expected arrays. */
+/* BabelStream's order. A run of the five from stream_reset's arrays is
+ * what is checked; the timed rounds run them in this order too (each
+ * round changes the arrays, a shrinking by 0.96, as in BabelStream). */
 static const struct {
     xgpu_stream_op op;
     const char *name;
@@ -38,10 +39,27 @@ static const struct {
                   {XGPU_STREAM_ADD, "add", 3},
                   {XGPU_STREAM_TRIAD, "triad", 3},
                   {XGPU_STREAM_DOT, "dot", 2}};
+enum { STREAM_OPS = sizeof stream_ops / sizeof stream_ops[0] };
 #define STREAM_SCALAR 0.4f
 
-/* Host and device arrays of s->n floats: a and b pseudo-random in
- * [0.5, 1.5), c zero, written to the device. false when an allocation
+/* a and b pseudo-random in [0.5, 1.5), c zero, on the host and written to
+ * the device, dot's output poisoned (a NaN): the arrays a run of the
+ * kernels in BabelStream's order starts from. */
+static bool stream_reset(gb_env *env, stream_case *s, stream_host *h) {
+    size_t n = s->n;
+    uint32_t seed = 9, poison = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        h->a[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
+        h->b[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
+        h->c[i] = 0.0f;
+    }
+    return xgpu_buffer_write(env->queue, s->a, 0, h->a, n * 4, true, NULL) == XGPU_SUCCESS &&
+           xgpu_buffer_write(env->queue, s->b, 0, h->b, n * 4, true, NULL) == XGPU_SUCCESS &&
+           xgpu_buffer_write(env->queue, s->c, 0, h->c, n * 4, true, NULL) == XGPU_SUCCESS &&
+           xgpu_buffer_fill(env->queue, s->out, 0, 8, &poison, 4, NULL) == XGPU_SUCCESS;
+}
+
+/* Host and device arrays of s->n floats, reset. false when an allocation
  * fails (what was made is released by stream_release). */
 static bool stream_setup(gb_env *env, stream_case *s, stream_host *h) {
     size_t n = s->n;
@@ -51,16 +69,7 @@ static bool stream_setup(gb_env *env, stream_case *s, stream_host *h) {
         xgpu_buffer_create(env->ctx, 8, &s->out)) {
         return false;
     }
-    uint32_t seed = 9;
-    for (size_t i = 0; i < n; i++) {
-        h->a[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
-        h->b[i] = 0.5f + (float)(gb_rand(&seed) >> 8) / (float)(1 << 24);
-        h->c[i] = 0.0f;
-    }
-    xgpu_buffer_write(env->queue, s->a, 0, h->a, n * 4, true, NULL);
-    xgpu_buffer_write(env->queue, s->b, 0, h->b, n * 4, true, NULL);
-    xgpu_buffer_write(env->queue, s->c, 0, h->c, n * 4, true, NULL);
-    return true;
+    return stream_reset(env, s, h);
 }
 
 static void stream_release(stream_case *s, stream_host *h) {
@@ -142,22 +151,46 @@ void gb_bench_stream(gb_env *env) {
     if (!gb_fits(env, bytes)) {
         return;
     }
-    stream_case s = {XGPU_STREAM_COPY, NULL, NULL, NULL, NULL, n};
+    stream_case s = {XGPU_STREAM_COPY, NULL, NULL, NULL, NULL, n}, ops[STREAM_OPS];
     stream_host h = {NULL, NULL, NULL, NULL};
     if (!stream_setup(env, &s, &h)) {
         goto done;
     }
-    for (size_t k = 0; k < sizeof stream_ops / sizeof stream_ops[0]; k++) {
-        s.op = stream_ops[k].op;
-        char shape[64], what[96];
+    /* The five kernels timed in the same rounds, in BabelStream's order,
+     * so that their ratios hold while the device's bandwidth moves. */
+    gb_result *rows[STREAM_OPS];
+    gb_timed timed[STREAM_OPS];
+    size_t count = 0;
+    char shape[64], what[128];
+    gb_shape_mib(shape, sizeof shape, "", bytes);
+    snprintf(what, sizeof what, "stream %s: copy, mul, add, triad, dot", shape);
+    gb_progress(env, what);
+    for (size_t k = 0; k < STREAM_OPS; k++) {
         gb_shape_mib(shape, sizeof shape, stream_ops[k].name, bytes);
-        snprintf(what, sizeof what, "stream %s", shape);
-        gb_progress(env, what);
-        gb_result *r = gb_add(env, "stream", "xgpu", "f32", shape, bytes);
-        if (!r || gb_time_device(env, run_stream, &s, &r->t, &r->first_s) != 0) {
-            if (r) {
-                snprintf(r->note, sizeof r->note, "%s", xgpu_last_error()->message);
-            }
+        rows[k] = gb_add(env, "stream", "xgpu", "f32", shape, bytes);
+        if (!rows[k]) {
+            break; /* later kernels need this one's output */
+        }
+        ops[k] = s;
+        ops[k].op = stream_ops[k].op;
+        timed[count++] = (gb_timed){
+            .fn = run_stream, .arg = &ops[k], .st = &rows[k]->t, .first_s = &rows[k]->first_s};
+    }
+    gb_time_rounds(env, timed, count);
+    /* The check: one run of the five from fresh arrays, each against the
+     * host's step. */
+    if (!stream_reset(env, &s, &h)) {
+        for (size_t k = 0; k < count; k++) {
+            snprintf(rows[k]->note, sizeof rows[k]->note, "not checked: %s",
+                     xgpu_last_error()->message);
+        }
+        goto done;
+    }
+    for (size_t k = 0; k < count; k++) {
+        gb_result *r = rows[k];
+        if (timed[k].rc || run_stream(env, &ops[k]) != 0) {
+            snprintf(r->note, sizeof r->note, "%s",
+                     timed[k].rc ? timed[k].why : xgpu_last_error()->message);
             break; /* later kernels need this one's output */
         }
         gb_set_bandwidth(env, r, bytes * stream_ops[k].arrays);
