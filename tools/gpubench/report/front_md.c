@@ -68,8 +68,7 @@ static void device_row(FILE *f, const gb_device_row *d, bool verdicts) {
     const gb_row *k = d->key;
     char host[160], model[200], date[32], v[64], device[112];
     gb_host_text(k, host, sizeof host);
-    snprintf(model, sizeof model, "%s%s%s%s", k->device_name, d->arch[0] ? " (" : "", d->arch,
-             d->arch[0] ? ")" : "");
+    gb_name_arch_text(k->device_name, d->arch, model, sizeof model);
     gb_date_text(d->started, date, sizeof date);
     fputs("|", f);
     cell(f, host);

@@ -157,6 +157,9 @@ int gb_model_cmp(const gb_row *a, const gb_row *b);
  * name alone without an arch. Returns out. */
 #define GB_MODEL_TEXT_MAX 200
 const char *gb_model_text(const gb_row *r, char *out, size_t size);
+/* The same from a name and an arch ("" for none), for a table whose arch
+ * may come from another row of the device. */
+const char *gb_name_arch_text(const char *name, const char *arch, char *out, size_t size);
 /* One backend: the device paths' part before ':' ("cuda" of "cuda:0"). A
  * GPU seen through CUDA and through OpenCL is one model, and its rows of
  * one case are two groups, never one device against itself. */

@@ -70,13 +70,17 @@ int gb_model_cmp(const gb_row *a, const gb_row *b) {
     return c ? c : strcmp(a->device_arch, b->device_arch);
 }
 
-const char *gb_model_text(const gb_row *r, char *out, size_t size) {
-    if (r->device_arch[0]) {
-        snprintf(out, size, "%s (%s)", r->device_name, r->device_arch);
+const char *gb_name_arch_text(const char *name, const char *arch, char *out, size_t size) {
+    if (arch[0]) {
+        snprintf(out, size, "%s (%s)", name, arch);
     } else {
-        snprintf(out, size, "%s", r->device_name);
+        snprintf(out, size, "%s", name);
     }
     return out;
+}
+
+const char *gb_model_text(const gb_row *r, char *out, size_t size) {
+    return gb_name_arch_text(r->device_name, r->device_arch, out, size);
 }
 
 static size_t backend_len(const gb_row *r) {
