@@ -82,6 +82,21 @@ static void case_failed(gb_timed *c) {
     fprintf(stderr, "gpubench: %s\n", c->why);
 }
 
+/* Case c's warm-up on an idle queue (earlier work on it, fills, writes or
+ * another case's first call, stays out of *c->first_s), then one run
+ * timed into *one. */
+static int warm_up(gb_env *env, gb_timed *c, double *one) {
+    if (xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
+        return -1;
+    }
+    double t0 = gb_now();
+    if (c->fn(env, c->arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
+        return -1;
+    }
+    *c->first_s = gb_now() - t0;
+    return device_once(env, c->fn, c->arg, one);
+}
+
 int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
     int failed = 0;
     size_t live = 0;
@@ -91,21 +106,8 @@ int gb_time_rounds(gb_env *env, gb_timed *cases, size_t n) {
         c->rc = 0;
         c->status = XGPU_SUCCESS;
         c->why[0] = '\0';
-        /* Earlier work on the queue (fills, writes, another case's first
-         * call) stays out of this case's warm-up. */
-        if (xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
-            case_failed(c);
-            failed++;
-            continue;
-        }
-        double t0 = gb_now(), one = 0;
-        if (c->fn(env, c->arg) != 0 || xgpu_queue_finish(env->queue) != XGPU_SUCCESS) {
-            case_failed(c);
-            failed++;
-            continue;
-        }
-        *c->first_s = gb_now() - t0;
-        if (device_once(env, c->fn, c->arg, &one) != 0) {
+        double one = 0;
+        if (warm_up(env, c, &one) != 0) {
             case_failed(c);
             failed++;
             continue;

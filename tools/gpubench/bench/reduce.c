@@ -44,6 +44,7 @@ static int run_copy(gb_env *env, void *arg) {
  * 50 GB/s on pocl, 2 cores of an AMD EPYC), and a reading taken once says
  * nothing of that. */
 #define CLPEAK_AGAIN_S 2.0
+#define CLPEAK_NOTE "clpeak --global-bandwidth, best float vector width"
 
 typedef struct clpeak_reading {
     gb_result *row; /* NULL: not an OpenCL device, or out of memory */
@@ -84,20 +85,18 @@ static void clpeak_after(gb_env *env, const clpeak_reading *c) {
     if (!r || c->before <= 0) {
         return;
     }
-    int n = snprintf(r->note, sizeof r->note, "clpeak --global-bandwidth, best float vector width");
-    size_t at = n > 0 && (size_t)n < sizeof r->note ? (size_t)n : sizeof r->note - 1;
     r->rate = c->before;
     if (gb_now() - c->ended <= CLPEAK_AGAIN_S) {
-        snprintf(r->note + at, sizeof r->note - at, " (ran %.1f s)", c->seconds);
+        snprintf(r->note, sizeof r->note, CLPEAK_NOTE " (ran %.1f s)", c->seconds);
         return;
     }
     char why[200] = "";
     double seconds = 0, after = clpeak_once(env, why, sizeof why, &seconds);
     r->rate = after > c->before ? after : c->before;
     if (after <= 0) {
-        snprintf(r->note + at, sizeof r->note - at,
-                 ": %.1f GB/s before the reductions (ran %.1f s); after them: %s", c->before,
-                 c->seconds, why);
+        snprintf(r->note, sizeof r->note,
+                 CLPEAK_NOTE ": %.1f GB/s before the reductions (ran %.1f s); after them: %s",
+                 c->before, c->seconds, why);
         return;
     }
     double low = after < c->before ? after : c->before;
@@ -109,9 +108,9 @@ static void clpeak_after(gb_env *env, const clpeak_reading *c) {
                  "ratios to this row say little",
                  moved);
     }
-    snprintf(r->note + at, sizeof r->note - at,
-             ": %.1f GB/s before the reductions, %.1f after (ran %.1f s and %.1f s)%s", c->before,
-             after, c->seconds, seconds, tail);
+    snprintf(r->note, sizeof r->note,
+             CLPEAK_NOTE ": %.1f GB/s before the reductions, %.1f after (ran %.1f s and %.1f s)%s",
+             c->before, after, c->seconds, seconds, tail);
 }
 
 /* The host's view of a reduction's input: its compensated sum, the sum of
