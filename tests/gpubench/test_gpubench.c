@@ -451,6 +451,22 @@ static bool opencl_device_name(char *name, size_t size) {
     return !strcmp(info.backend, "opencl");
 }
 
+/* Row r of a run whose rows share their rounds: verified, and timed as
+ * many times as the rows before it (*reps; -1 before the first). */
+static void same_rounds_row(const cJSON *r, int *reps) {
+    const char *dtype = cJSON_GetObjectItem(r, "dtype")->valuestring;
+    const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
+    const char *note = cJSON_GetStringValue(cJSON_GetObjectItem(r, "note"));
+    int n = cJSON_GetObjectItem(r, "reps")->valueint;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(r, "verified"))) {
+        fail_msg("%s %s: not verified: %s", dtype, shape, note ? note : "");
+    }
+    if (*reps >= 0 && n != *reps) {
+        fail_msg("%s %s: %d repetitions, another row of its rounds %d", dtype, shape, n, *reps);
+    }
+    *reps = n;
+}
+
 /* gb-fakebin/clpeak: reports `figure` (shell words) as device `name`'s
  * float bandwidth. */
 static void fake_clpeak(const char *name, const char *figure) {
@@ -557,19 +573,9 @@ static void reduce_cases_share_rounds_and_clpeak_reads_twice(void **state) {
             peer = r;
             continue;
         }
-        int n = cJSON_GetObjectItem(r, "reps")->valueint;
-        if (reps >= 0 && n != reps) {
-            fail_msg("%s: %d repetitions, another case of the size %d",
-                     cJSON_GetObjectItem(r, "shape")->valuestring, n, reps);
-        }
-        reps = n;
+        same_rounds_row(r, &reps);
         rows++;
-        timed_s += n * cJSON_GetObjectItem(r, "median_s")->valuedouble;
-        if (!cJSON_IsTrue(cJSON_GetObjectItem(r, "verified"))) {
-            fail_msg("%s %s: not verified: %s", cJSON_GetObjectItem(r, "dtype")->valuestring,
-                     cJSON_GetObjectItem(r, "shape")->valuestring,
-                     cJSON_GetObjectItem(r, "note")->valuestring);
-        }
+        timed_s += reps * cJSON_GetObjectItem(r, "median_s")->valuedouble;
     }
     assert_true(rows >= 6); /* 7 where the device has fp64 */
     assert_true(reps >= 3);
@@ -599,18 +605,38 @@ static void stream_kernels_share_rounds(void **state) {
     int reps = -1, rows = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
-        const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
-        int n = cJSON_GetObjectItem(r, "reps")->valueint;
-        if (!cJSON_IsTrue(cJSON_GetObjectItem(r, "verified"))) {
-            fail_msg("%s: not verified", shape);
-        }
-        if (reps >= 0 && n != reps) {
-            fail_msg("%s: %d repetitions, another kernel %d", shape, n, reps);
-        }
-        reps = n;
+        same_rounds_row(r, &reps);
         rows++;
     }
     assert_int_equal(rows, 5);
+    assert_true(reps >= 3);
+    cJSON_Delete(root);
+}
+
+/* --size gives the transfer benchmark one size, whose four copies (each
+ * way, pageable and pinned) are timed in the same rounds: one repetition
+ * count, each checked, and the pinned rows give their ratio to the
+ * pageable copy the same way. */
+static void transfer_cases_share_rounds(void **state) {
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -b transfer --size 8 --time 0.05 --json gb-transfer.json",
+             GPUBENCH);
+    cJSON *root = run_json(cmd, "gb-transfer.json");
+    int reps = -1, rows = 0, ratios = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
+        const char *note = cJSON_GetStringValue(cJSON_GetObjectItem(r, "note"));
+        if (!strstr(shape, " 8 MiB")) {
+            fail_msg("%s: not the size asked for", shape);
+        }
+        same_rounds_row(r, &reps);
+        ratios += strstr(shape, "pinned") && note && strstr(note, "x the pageable copy");
+        rows++;
+    }
+    assert_int_equal(rows, 4);
+    assert_int_equal(ratios, 2);
     assert_true(reps >= 3);
     cJSON_Delete(root);
 }
@@ -970,6 +996,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(reduce_cases_share_rounds_and_clpeak_reads_twice),
         cmocka_unit_test(gemm_pair_shares_rounds),
         cmocka_unit_test(stream_kernels_share_rounds),
+        cmocka_unit_test(transfer_cases_share_rounds),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
         cmocka_unit_test(unwritable_destination_is_found_first),
