@@ -639,6 +639,33 @@ static void transfer_cases_share_rounds(void **state) {
     assert_int_equal(ratios, 2);
     assert_true(reps >= 3);
     cJSON_Delete(root);
+    /* Without pinned memory the pageable copies still run and pass; the
+     * pinned rows say why they have no figure, and the run fails. */
+    snprintf(cmd, sizeof cmd,
+             "XGPU_GPUBENCH_INJECT=transfer-pinned %s -b transfer --size 1 --reps 3 --json "
+             "gb-transfer.json",
+             GPUBENCH);
+    int status = 0;
+    free(run(cmd, &status));
+    assert_int_equal(status, 1);
+    char *text = xt_read_file("gb-transfer.json", NULL);
+    root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    rows = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
+        const char *note = cJSON_GetStringValue(cJSON_GetObjectItem(r, "note"));
+        bool pinned = strstr(shape, "pinned") != NULL;
+        if (cJSON_IsTrue(cJSON_GetObjectItem(r, "verified")) == pinned ||
+            (pinned && (!note || !strstr(note, "no pinned memory: refused")))) {
+            fail_msg("%s without pinned memory: verified %d, note \"%s\"", shape,
+                     cJSON_IsTrue(cJSON_GetObjectItem(r, "verified")), note ? note : "");
+        }
+        rows++;
+    }
+    assert_int_equal(rows, 4);
+    cJSON_Delete(root);
 }
 
 /* xgpu's GEMM and the vendor library's on the same operands are timed in

@@ -145,6 +145,9 @@ static void bench_size(gb_env *env, size_t bytes, uint32_t seed) {
     char buf_why[256] = "";
     if (xgpu_buffer_create(env->ctx, bytes, &z.buf) != XGPU_SUCCESS) {
         snprintf(buf_why, sizeof buf_why, "%s", xgpu_last_error()->message);
+    } else if (gb_inject("transfer-pinned")) { /* the tests' stand-in for a refusal */
+        snprintf(z.pinned_why, sizeof z.pinned_why, "no pinned memory: refused (%s)",
+                 "XGPU_GPUBENCH_INJECT=transfer-pinned");
     } else if (xgpu_host_alloc(env->ctx, bytes, (void **)&z.pinned) != XGPU_SUCCESS) {
         z.pinned = NULL;
         snprintf(z.pinned_why, sizeof z.pinned_why, "no pinned memory: %s",
