@@ -486,12 +486,13 @@ static void fake_clpeak(const char *name, const char *figure) {
     assert_int_equal(chmod("gb-fakebin/clpeak", 0755), 0);
 }
 
-/* The JSON rows of a run (the caller deletes the root). */
-static cJSON *run_json(const char *cmd, const char *path) {
+/* The JSON rows of a run that exits with `want` (the caller deletes the
+ * root). */
+static cJSON *run_json_status(const char *cmd, const char *path, int want) {
     int status = 0;
     char *out = run(cmd, &status);
-    if (status != 0) {
-        fail_msg("%s: status %d\n%s", cmd, status, out);
+    if (status != want) {
+        fail_msg("%s: status %d, not %d\n%s", cmd, status, want, out);
     }
     free(out);
     char *text = xt_read_file(path, NULL);
@@ -499,6 +500,10 @@ static cJSON *run_json(const char *cmd, const char *path) {
     free(text);
     assert_non_null(root);
     return root;
+}
+
+static cJSON *run_json(const char *cmd, const char *path) {
+    return run_json_status(cmd, path, 0);
 }
 
 /* clpeak is whatever PATH finds: a fake one made the reference row read
@@ -645,13 +650,7 @@ static void transfer_cases_share_rounds(void **state) {
              "XGPU_GPUBENCH_INJECT=transfer-pinned %s -b transfer --size 1 --reps 3 --json "
              "gb-transfer.json",
              GPUBENCH);
-    int status = 0;
-    free(run(cmd, &status));
-    assert_int_equal(status, 1);
-    char *text = xt_read_file("gb-transfer.json", NULL);
-    root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    root = run_json_status(cmd, "gb-transfer.json", 1);
     rows = 0;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
         const char *shape = cJSON_GetObjectItem(r, "shape")->valuestring;
