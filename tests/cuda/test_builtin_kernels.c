@@ -96,7 +96,7 @@ static void library_routines_load_the_built_in_ptx(void **state) {
     /* The built-in GPU values: what the embedded table holds. */
     const xgpu_device_info gpu = {.type = XGPU_DEVICE_TYPE_GPU};
     xgpu__tune_values v;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &gpu, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &gpu, &v);
     xgpu__reduce_options(XGPU_REDUCE_SUM, XGPU_F32, &v, opt, sizeof opt);
     expect_loaded(expected(xgpu__kernel_reduce, opt));
 
@@ -106,7 +106,7 @@ static void library_routines_load_the_built_in_ptx(void **state) {
     assert_int_equal(xgpu_stream(queue, XGPU_STREAM_TRIAD, XGPU_F32, x, x, y, 2.0, 16, NULL, NULL),
                      XGPU_SUCCESS);
     assert_int_equal(xgpu_buffer_release(y), XGPU_SUCCESS);
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &gpu, &v);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &gpu, &v);
     xgpu__stream_options(XGPU_F32, &v, opt, sizeof opt);
     expect_loaded(expected(xgpu__kernel_stream, opt));
 

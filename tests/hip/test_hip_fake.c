@@ -353,14 +353,14 @@ static void library_routines_load_the_built_in_code(void **state) {
     forget_records();
     assert_int_equal(xgpu_reduce(queue, XGPU_REDUCE_SUM, XGPU_F32, x, 0, N, out, 0, NULL),
                      XGPU_SUCCESS);
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &gpu, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &gpu, &v);
     xgpu__reduce_options(XGPU_REDUCE_SUM, XGPU_F32, &v, opt, sizeof opt);
     expect_loaded(expected(xgpu__kernel_reduce, opt));
 
     forget_records();
     assert_int_equal(xgpu_stream(queue, XGPU_STREAM_TRIAD, XGPU_F32, x, x, y, 2.0, 16, NULL, NULL),
                      XGPU_SUCCESS);
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &gpu, &v);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &gpu, &v);
     xgpu__stream_options(XGPU_F32, &v, opt, sizeof opt);
     expect_loaded(expected(xgpu__kernel_stream, opt));
 

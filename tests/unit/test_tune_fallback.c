@@ -130,7 +130,7 @@ static void assert_values(const xgpu__tune_choice *c, const char *want) {
 static void assert_builtin(const xgpu__tune_choice *c) {
     xgpu_device_info info = cpu_info();
     xgpu__tune_values v;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_LARGE, &info, &v);
     assert_int_equal(c->level, XGPU__TL_NONE);
     assert_memory_equal(&c->values, &v, sizeof v);
 }
@@ -307,22 +307,22 @@ static void defaults_per_device_class(void **state) {
     (void)state;
     xgpu_device_info info = cpu_info();
     xgpu__tune_values cpu, gpu, other;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &cpu);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &info, &cpu);
     info.type = XGPU_DEVICE_TYPE_GPU;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &gpu);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &info, &gpu);
     info.type = XGPU_DEVICE_TYPE_ACCELERATOR;
     info.max_group_size = 32;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &info, &other);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &info, &other);
     assert_int_equal(cpu.v[4], 1); /* chunked */
     assert_int_equal(gpu.v[0], 256);
     assert_int_equal(other.v[0], 32); /* 64, halved to the device's limit */
     assert_int_equal(other.v[4], 0);  /* a grid stride */
     assert_true(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &info, &other, NULL, 0));
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &info, &other);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &info, &other);
     assert_true(xgpu__tune_valid(XGPU__TK_STREAM, XGPU_F32, &info, &other, NULL, 0));
     info.max_group_size = 1024;
     xgpu__tune_values g;
-    xgpu__tune_builtin(XGPU__TK_GEMM, XGPU_F32, &info, &g);
+    xgpu__tune_builtin(XGPU__TK_GEMM, XGPU_F32, XGPU__TC_SMALL, &info, &g);
     xgpu_gemm_params p = xgpu__tune_to_gemm(&g);
     assert_int_equal(p.tile_m, 32);
     assert_int_equal(p.work_m, 4);
@@ -360,35 +360,37 @@ static void defaults_per_cpu_runtime(void **state) {
     for (size_t d = 0; d < 4; d++) {
         for (size_t k = 0; k < 5; k++) {
             for (size_t t = 0; t < 2; t++) {
-                xgpu__tune_values v;
-                char why[200] = "";
-                xgpu__tune_builtin(ids[k], types[t], all[d], &v);
-                if (!xgpu__tune_valid(ids[k], types[t], all[d], &v, why, sizeof why)) {
-                    fail_msg("device %zu kernel %zu dtype %zu: %s", d, k, t, why);
+                for (int c = 0; c < XGPU__TC_COUNT; c++) {
+                    xgpu__tune_values v;
+                    char why[200] = "";
+                    xgpu__tune_builtin(ids[k], types[t], (xgpu__tune_class)c, all[d], &v);
+                    if (!xgpu__tune_valid(ids[k], types[t], all[d], &v, why, sizeof why)) {
+                        fail_msg("device %zu kernel %zu dtype %zu class %d: %s", d, k, t, c, why);
+                    }
                 }
             }
         }
     }
 
     xgpu__tune_values v;
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &pocl, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &pocl, &v);
     assert_int_equal(v.v[4], 1); /* a chunk per work-item */
     assert_int_equal(v.v[0], 4); /* 4 work-items, one group a core */
     assert_int_equal(v.v[1], 1);
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &unnamed, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &unnamed, &v);
     assert_int_equal(v.v[4], 1);
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &simt, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &simt, &v);
     assert_int_equal(v.v[4], 1);  /* the chunks' lanes are OpenCL vectors on both */
     assert_int_equal(v.v[0], 16); /* one vector of work-items, 2 groups a core */
     assert_int_equal(v.v[1], 2);
-    xgpu__tune_builtin(XGPU__TK_ARGMAX, XGPU_F64, &avx2, &v);
+    xgpu__tune_builtin(XGPU__TK_ARGMAX, XGPU_F64, XGPU__TC_SMALL, &avx2, &v);
     assert_int_equal(v.v[0], 8);
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &simt, &v);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &simt, &v);
     assert_int_equal(v.v[0], 16); /* one AVX-512 vector of work-items */
     assert_int_equal(v.v[2], 2);  /* a range per group */
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &avx2, &v);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &avx2, &v);
     assert_int_equal(v.v[0], 8);
-    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, &pocl, &v);
+    xgpu__tune_builtin(XGPU__TK_STREAM, XGPU_F32, XGPU__TC_SMALL, &pocl, &v);
     assert_int_equal(v.v[2], 1);
 
     xgpu_gemm_params p;
@@ -424,7 +426,7 @@ static void defaults_per_cpu_runtime(void **state) {
 
     /* The tuner reaches the third layout from the others. */
     xgpu__tune_values out[64];
-    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, &pocl, &v);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F32, XGPU__TC_SMALL, &pocl, &v);
     size_t n = xgpu__tune_neighbours(XGPU__TK_SUM, XGPU_F32, &pocl, &v, out, 64);
     bool reached = false;
     for (size_t i = 0; i < n; i++) {
@@ -435,6 +437,53 @@ static void defaults_per_cpu_runtime(void **state) {
     assert_false(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &simt, &v, NULL, 0));
     v = (xgpu__tune_values){{16, 4, 2, 1, 1}};
     assert_false(xgpu__tune_valid(XGPU__TK_SUM, XGPU_F32, &simt, &v, NULL, 0));
+}
+
+/* Past 16 MiB (the large class) a CPU reduction reads one 64-byte vector
+ * a block, one accumulator (float16, int16; double8, long8); below it four
+ * vectors hide the add chain's latency. Only `vec` changes, on both CPU
+ * runtimes; GPUs and other devices keep one shape for both classes. The
+ * tuner tries both classes' built-ins first, in either class. */
+static void cpu_reductions_one_vector_past_the_cache(void **state) {
+    (void)state;
+    xgpu_device_info pocl = cpu_info(), simt = cpu_info(), gpu = cpu_info(), other = cpu_info();
+    snprintf(pocl.platform, sizeof pocl.platform, "Portable Computing Language");
+    snprintf(simt.platform, sizeof simt.platform, "Intel(R) OpenCL");
+    simt.native_vector_width_f32 = 16;
+    gpu.type = XGPU_DEVICE_TYPE_GPU;
+    other.type = XGPU_DEVICE_TYPE_ACCELERATOR;
+    const xgpu_dtype types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
+    const uint32_t one_vector[] = {16, 8, 16, 8};
+    const xgpu__tune_kernel_id ids[] = {XGPU__TK_SUM, XGPU__TK_MINMAX, XGPU__TK_ARGMAX};
+    for (size_t k = 0; k < 3; k++) {
+        for (size_t t = 0; t < 4; t++) {
+            const xgpu_device_info *cpus[] = {&pocl, &simt};
+            for (size_t d = 0; d < 2; d++) {
+                xgpu__tune_values small, large;
+                xgpu__tune_builtin(ids[k], types[t], XGPU__TC_SMALL, cpus[d], &small);
+                xgpu__tune_builtin(ids[k], types[t], XGPU__TC_LARGE, cpus[d], &large);
+                assert_int_equal(small.v[3], 64);
+                assert_int_equal(large.v[3], one_vector[t]);
+                large.v[3] = small.v[3];
+                assert_memory_equal(&small, &large, sizeof small);
+                assert_true(xgpu__tune_valid(ids[k], types[t], cpus[d], &small, NULL, 0));
+            }
+            const xgpu_device_info *rest[] = {&gpu, &other};
+            for (size_t d = 0; d < 2; d++) {
+                xgpu__tune_values small, large;
+                xgpu__tune_builtin(ids[k], types[t], XGPU__TC_SMALL, rest[d], &small);
+                xgpu__tune_builtin(ids[k], types[t], XGPU__TC_LARGE, rest[d], &large);
+                assert_memory_equal(&small, &large, sizeof small);
+            }
+        }
+    }
+    xgpu__tune_values list[64], small, large;
+    size_t n = xgpu__tune_candidates(XGPU__TK_SUM, XGPU_F64, &pocl, list, 64);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F64, XGPU__TC_SMALL, &pocl, &small);
+    xgpu__tune_builtin(XGPU__TK_SUM, XGPU_F64, XGPU__TC_LARGE, &pocl, &large);
+    assert_true(n >= 2);
+    assert_memory_equal(&list[0], &small, sizeof small);
+    assert_memory_equal(&list[1], &large, sizeof large);
 }
 
 static int make_dir(void **state) {
@@ -464,6 +513,7 @@ int main(void) {
         cmocka_unit_test(families),
         cmocka_unit_test(defaults_per_device_class),
         cmocka_unit_test(defaults_per_cpu_runtime),
+        cmocka_unit_test(cpu_reductions_one_vector_past_the_cache),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -81,24 +81,29 @@ static void add_gemm_mma(bool cpu, xgpu__lib_variant *out, size_t max, size_t *n
     }
 }
 
-/* The reductions' and stream kernels' built-in variants on `info`. */
+/* The reductions' and stream kernels' built-in variants on `info`, both
+ * size classes (the same build once). */
 static void add_bandwidth(const xgpu_device_info *info, xgpu__lib_variant *out, size_t max,
                           size_t *n) {
     char opt[256];
     static const xgpu_dtype red_types[] = {XGPU_F32, XGPU_F64, XGPU_I32, XGPU_I64};
-    for (size_t t = 0; t < sizeof red_types / sizeof red_types[0]; t++) {
-        for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
-            xgpu__tune_values v;
-            xgpu__tune_builtin(xgpu__reduce_tune_id((xgpu_reduce_op)op), red_types[t], info, &v);
-            xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], &v, opt, sizeof opt);
-            add(out, max, n, "reduce", xgpu__kernel_reduce, opt);
+    for (int c = 0; c < XGPU__TC_COUNT; c++) {
+        xgpu__tune_class cls = (xgpu__tune_class)c;
+        for (size_t t = 0; t < sizeof red_types / sizeof red_types[0]; t++) {
+            for (int op = XGPU_REDUCE_SUM; op <= XGPU_REDUCE_ARGMAX; op++) {
+                xgpu__tune_values v;
+                xgpu__tune_builtin(xgpu__reduce_tune_id((xgpu_reduce_op)op), red_types[t], cls,
+                                   info, &v);
+                xgpu__reduce_options((xgpu_reduce_op)op, red_types[t], &v, opt, sizeof opt);
+                add(out, max, n, "reduce", xgpu__kernel_reduce, opt);
+            }
         }
-    }
-    for (int f64 = 0; f64 < 2; f64++) {
-        xgpu__tune_values v;
-        xgpu__tune_builtin(XGPU__TK_STREAM, f64 ? XGPU_F64 : XGPU_F32, info, &v);
-        xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, &v, opt, sizeof opt);
-        add(out, max, n, "stream", xgpu__kernel_stream, opt);
+        for (int f64 = 0; f64 < 2; f64++) {
+            xgpu__tune_values v;
+            xgpu__tune_builtin(XGPU__TK_STREAM, f64 ? XGPU_F64 : XGPU_F32, cls, info, &v);
+            xgpu__stream_options(f64 ? XGPU_F64 : XGPU_F32, &v, opt, sizeof opt);
+            add(out, max, n, "stream", xgpu__kernel_stream, opt);
+        }
     }
 }
 

@@ -525,7 +525,7 @@ xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, 
     xgpu__tune_db_load(db_path, true, &db, why, sizeof why);
     const xgpu_device_info *info = xgpu__context_info(prob.ctx);
     xgpu__tune_values builtin, list[CANDIDATES_MAX];
-    xgpu__tune_builtin(id, dtype, info, &builtin);
+    xgpu__tune_builtin(id, dtype, cls, info, &builtin);
     enqueue(&s, &builtin, 1);
     prepare(&s, &key, &db);
     xgpu__tune_db_free(&db);

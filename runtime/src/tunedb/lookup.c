@@ -177,7 +177,7 @@ void xgpu__tune_pick(const xgpu__tune_key *key, const xgpu_device_info *info,
                       "default runs (they are warm starts for a tune)",
                       kname, dname, cname, key->device);
         }
-        xgpu__tune_builtin(id, dtype, info, &out->values);
+        xgpu__tune_builtin(id, dtype, cls, info, &out->values);
         return;
     }
     out->source = "tuned";
@@ -246,7 +246,7 @@ static void choose(xgpu_context *ctx, xgpu__tune_memo_set *memo, xgpu__tune_kern
     if (mode == XGPU__TUNE_OFF) {
         *out = (xgpu__tune_choice){
             .source = "built-in default (XGPU_TUNE=off)", .level = XGPU__TL_NONE, .off = true};
-        xgpu__tune_builtin(id, dtype, xgpu__context_info(ctx), &out->values);
+        xgpu__tune_builtin(id, dtype, cls, xgpu__context_info(ctx), &out->values);
     } else {
         from_db(ctx, id, dtype, cls, out);
         if (mode == XGPU__TUNE_AUTO && may_tune) {

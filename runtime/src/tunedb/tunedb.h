@@ -67,13 +67,15 @@ bool xgpu__tune_parse(xgpu__tune_kernel_id id, const char *text, xgpu__tune_valu
 bool xgpu__tune_cpu_simt(const xgpu_device_info *info);
 uint32_t xgpu__tune_cpu_lanes(const xgpu_device_info *info);
 
-/* The built-in default for the device, and whether values suit it (the
- * kernel compiles and fits); the reason when not. */
-void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
-                        xgpu__tune_values *v);
+/* The built-in default for the device and the problem's size class, and
+ * whether values suit the device (the kernel compiles and fits); the
+ * reason when not. */
+void xgpu__tune_builtin(xgpu__tune_kernel_id id, xgpu_dtype dtype, xgpu__tune_class cls,
+                        const xgpu_device_info *info, xgpu__tune_values *v);
 bool xgpu__tune_valid(xgpu__tune_kernel_id id, xgpu_dtype dtype, const xgpu_device_info *info,
                       const xgpu__tune_values *v, char *why, size_t why_size);
-/* Candidates for a search, most promising first, all valid for the device. */
+/* Candidates for a search, most promising first, all valid for the device;
+ * the built-ins of both size classes lead. */
 size_t xgpu__tune_candidates(xgpu__tune_kernel_id id, xgpu_dtype dtype,
                              const xgpu_device_info *info, xgpu__tune_values *out, size_t max);
 /* Values one step from `v` (one field doubled or halved), valid ones only. */
