@@ -29,7 +29,8 @@ typedef struct variant {
     xgpu__lib_variant lib; /* where it builds: xgpu__lib_variant_builds_for */
 } variant;
 
-static variant variants[128];
+#define LIST_MAX 128
+static variant variants[2 * LIST_MAX];
 static size_t variant_count;
 static int failures;
 
@@ -43,9 +44,14 @@ static void add(const xgpu__lib_variant *lib, bool cpu) {
 }
 
 static void collect(void) {
-    xgpu__lib_variant gpu[64], cpu[64];
-    size_t ngpu = xgpu__lib_variants(false, gpu, 64), ncpu = xgpu__lib_variants(true, cpu, 64);
-    assert(ngpu <= 64 && ncpu <= 64);
+    static xgpu__lib_variant gpu[LIST_MAX], cpu[LIST_MAX];
+    size_t ngpu = xgpu__lib_variants(false, gpu, LIST_MAX);
+    size_t ncpu = xgpu__lib_variants(true, cpu, LIST_MAX);
+    if (ngpu > LIST_MAX || ncpu > LIST_MAX) { /* asserts vanish in release builds */
+        fprintf(stderr, "compile matrix: %zu GPU and %zu CPU variants, room for %d each\n", ngpu,
+                ncpu, LIST_MAX);
+        exit(1);
+    }
     for (size_t i = 0; i < ngpu; i++) {
         add(&gpu[i], false);
     }
