@@ -48,12 +48,18 @@ int main(int argc, char **argv) {
         perror("xgpu_hip_embed: mkdtemp");
         return 1;
     }
-    xgpu__lib_variant v[64];
-    size_t n = xgpu__lib_variants(false, v, 64);
-    static xgpu_embedded entries[64];
-    static char keys[64][65];
+    static xgpu__lib_variant v[XGPU__LIB_VARIANTS_MAX];
+    size_t n = xgpu__lib_variants(false, v, XGPU__LIB_VARIANTS_MAX);
+    static xgpu_embedded entries[XGPU__LIB_VARIANTS_MAX];
+    static char keys[XGPU__LIB_VARIANTS_MAX][65];
     size_t bytes = 0;
-    int rc = n > 64;
+    int rc = n > XGPU__LIB_VARIANTS_MAX;
+    if (rc) {
+        fprintf(stderr,
+                "xgpu_hip_embed: %zu GPU library variants, room for %d "
+                "(raise XGPU__LIB_VARIANTS_MAX in runtime/src/lib/lib.h)\n",
+                n, XGPU__LIB_VARIANTS_MAX);
+    }
     size_t m = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         /* The architectures this variant builds for (MFMA: gfx908/gfx90a). */

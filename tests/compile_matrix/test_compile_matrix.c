@@ -29,7 +29,7 @@ typedef struct variant {
     xgpu__lib_variant lib; /* where it builds: xgpu__lib_variant_builds_for */
 } variant;
 
-#define LIST_MAX 128
+#define LIST_MAX XGPU__LIB_VARIANTS_MAX
 static variant variants[2 * LIST_MAX];
 static size_t variant_count;
 static int failures;

@@ -175,9 +175,13 @@ int main(void) {
     static const char *const reduce_two[] = {"xgpu_reduce", "xgpu_reduce_partials"};
     static const char *const stream[] = {"xgpu_stream_copy", "xgpu_stream_mul", "xgpu_stream_add",
                                          "xgpu_stream_triad", "xgpu_stream_dot"};
-    xgpu__lib_variant v[64];
-    size_t n = xgpu__lib_variants(false, v, 64);
-    for (size_t i = 0; i < n && i < 64; i++) {
+    static xgpu__lib_variant v[XGPU__LIB_VARIANTS_MAX];
+    size_t n = xgpu__lib_variants(false, v, XGPU__LIB_VARIANTS_MAX);
+    if (n > XGPU__LIB_VARIANTS_MAX) {
+        printf("FAIL: %zu GPU library variants, room for %d\n", n, XGPU__LIB_VARIANTS_MAX);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
         if (!strcmp(v[i].name, "reduce")) {
             char two[300];
             snprintf(two, sizeof two, "%s -DRED_TWO_PASS", v[i].options);

@@ -30,8 +30,12 @@ int main(void) {
     if (!t->count) {
         return 77;
     }
-    xgpu__lib_variant v[64];
-    size_t n = xgpu__lib_variants(false, v, 64);
+    static xgpu__lib_variant v[XGPU__LIB_VARIANTS_MAX];
+    size_t n = xgpu__lib_variants(false, v, XGPU__LIB_VARIANTS_MAX);
+    if (n > XGPU__LIB_VARIANTS_MAX) {
+        printf("FAIL: %zu GPU library variants, room for %d\n", n, XGPU__LIB_VARIANTS_MAX);
+        return 1;
+    }
     static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx1030"};
     int failures = 0;
     for (size_t i = 0; i < n; i++) {

@@ -68,7 +68,10 @@ bool xgpu__lib_variant_builds_for(const xgpu__lib_variant *v, const char *backen
                                   const char *arch);
 /* The kernel builds the library routines make on a CPU or a GPU device
  * with the default parameters (the GPU ones with groups of 256), each
- * once. Writes at most `max`; returns how many there are. */
+ * once. Writes at most `max`; returns how many there are, which callers
+ * check against `max` (a list that outgrows it is an error, not a silent
+ * cut). XGPU__LIB_VARIANTS_MAX is room for either list. */
+#define XGPU__LIB_VARIANTS_MAX 128
 size_t xgpu__lib_variants(bool cpu, xgpu__lib_variant *out, size_t max);
 
 #endif /* XGPU_LIB_H */
