@@ -506,9 +506,29 @@ static cJSON *run_json(const char *cmd, const char *path) {
     return run_json_status(cmd, path, 0);
 }
 
+/* The sum row `sum` says its rate over clpeak's `gbs` (-1: clpeak gave no
+ * figure, and the note says nothing of it). */
+static void clpeak_ratio_noted(const cJSON *sum, double gbs) {
+    const char *note = cJSON_GetObjectItem(sum, "note")->valuestring;
+    const cJSON *rate = cJSON_GetObjectItem(sum, "gbs");
+    if (gbs <= 0 || !cJSON_IsNumber(rate)) {
+        if (strstr(note, "clpeak")) {
+            fail_msg("no clpeak figure, yet the sum's note reads \"%s\"", note);
+        }
+        return;
+    }
+    char want[96];
+    snprintf(want, sizeof want, "%.2fx clpeak's %.1f GB/s", rate->valuedouble / gbs, gbs);
+    if (!strstr(note, want)) {
+        fail_msg("the sum at %g GB/s, clpeak %g: note \"%s\" lacks \"%s\"", rate->valuedouble, gbs,
+                 note, want);
+    }
+}
+
 /* clpeak is whatever PATH finds: a fake one made the reference row read
  * 1e308 GB/s. A figure that is not finite and in (0, 100000] drops the
- * row's figure with the reason in its note. */
+ * row's figure with the reason in its note; a figure kept is what the
+ * sums are read against, in their notes. */
 static void clpeak_figure_is_checked(void **state) {
     (void)state;
     char name[256];
@@ -528,13 +548,18 @@ static void clpeak_figure_is_checked(void **state) {
                  "--json gb-clpeak.json",
                  cases[i].figure, GPUBENCH);
         cJSON *root = run_json(cmd, "gb-clpeak.json");
-        const cJSON *r, *row = NULL;
+        const cJSON *r, *row = NULL, *sum = NULL;
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
             if (!strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "clpeak")) {
                 row = r;
+            } else if (!strcmp(cJSON_GetObjectItem(r, "shape")->valuestring, "1 MiB") &&
+                       !strcmp(cJSON_GetObjectItem(r, "dtype")->valuestring, "f32")) {
+                sum = r;
             }
         }
         assert_non_null(row);
+        assert_non_null(sum);
+        clpeak_ratio_noted(sum, cases[i].rate);
         const cJSON *gbs = cJSON_GetObjectItem(row, "gbs");
         const char *note = cJSON_GetObjectItem(row, "note")->valuestring;
         if (cases[i].rate > 0 ? !cJSON_IsNumber(gbs) || gbs->valuedouble != cases[i].rate

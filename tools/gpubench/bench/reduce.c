@@ -113,6 +113,27 @@ static void clpeak_after(gb_env *env, const clpeak_reading *c) {
              c->before, after, c->seconds, seconds, tail);
 }
 
+/* Each verified sum among the rows from `first` on says its rate over
+ * clpeak's figure (the row's, the higher of its readings), the reference
+ * the sums are held to; nothing when clpeak gave no figure. */
+static void sums_against_clpeak(gb_env *env, size_t first, const clpeak_reading *c) {
+    if (!c->row || c->row->rate <= 0) {
+        return;
+    }
+    for (size_t i = first; i < env->results.count; i++) {
+        gb_result *r = env->results.rows[i];
+        char sum_shape[64];
+        gb_shape_mib(sum_shape, sizeof sum_shape, "", r->size);
+        if (r == c->row || !r->verified || strcmp(r->impl, "xgpu") != 0 ||
+            strcmp(r->shape, sum_shape) != 0) {
+            continue; /* clpeak's own row, the copy, min, max, argmax */
+        }
+        size_t len = strlen(r->note);
+        snprintf(r->note + len, sizeof r->note - len, "%s%.2fx clpeak's %.1f GB/s", len ? "; " : "",
+                 r->rate / c->row->rate, c->row->rate);
+    }
+}
+
 /* The host's view of a reduction's input: its compensated sum, the sum of
  * magnitudes (the tolerance's scale), and the extremes. */
 typedef struct reduce_ref {
@@ -460,6 +481,7 @@ void gb_bench_reduce(gb_env *env) {
         }
     }
     clpeak_reading peer = clpeak_before(env);
+    size_t first = env->results.count;
     for (size_t s = 0; s < count && ndt; s++) {
         double bytes = mib[s] * GB_MIB;
         if (gb_fits(env, bytes)) {
@@ -467,4 +489,5 @@ void gb_bench_reduce(gb_env *env) {
         }
     }
     clpeak_after(env, &peer);
+    sums_against_clpeak(env, first, &peer);
 }
