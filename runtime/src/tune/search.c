@@ -503,13 +503,16 @@ xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, 
                                     xgpu__tune_class cls, const char *db_path,
                                     const xgpu_tune_options *opt, bool auto_tuned,
                                     xgpu_tune_summary *sum) {
+    /* The budget counts from here: making the problem (its inputs and host
+     * reference) is part of the wait. */
+    const double begun = now_s();
     xgpu__tune_problem prob;
     bool fits = false;
     xgpu_status st = xgpu__tune_problem_make(&prob, queue, id, dtype, cls, opt->max_size, &fits);
     if (st != XGPU_SUCCESS || !fits) {
         return st;
     }
-    search s = {.prob = &prob, .db = db_path, .opt = opt, .sum = sum, .start = now_s()};
+    search s = {.prob = &prob, .db = db_path, .opt = opt, .sum = sum, .start = begun};
     const xgpu__tune_kernel *k = xgpu__tune_kernel_get(id);
     snprintf(s.rec.kernel, sizeof s.rec.kernel, "%s", k->name);
     snprintf(s.rec.dtype, sizeof s.rec.dtype, "%s", xgpu_dtype_name(dtype));
@@ -533,8 +536,8 @@ xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, 
     double budget = opt->seconds > 0 ? opt->seconds : DEFAULT_SECONDS;
     sum->size[cls] = s.rec.size;
     /* The first candidate, the built-in, runs whatever the budget: a tune
-     * always stores a verified best (loading the problem and the database
-     * may already have spent a budget of a millisecond). */
+     * always stores a verified best (making the problem and loading the
+     * database may already have spent a short budget). */
     while (st == XGPU_SUCCESS && (s.next == 0 || now_s() - s.start < budget) &&
            s.rec.ntried < XGPU__TUNE_TRIED_MAX) {
         if (s.next == s.queued) {
