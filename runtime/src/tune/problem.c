@@ -65,6 +65,38 @@ static double get(const void *p, xgpu_dtype dt, size_t i) {
     }
 }
 
+/* Elements [first, first + count) of p as doubles: get() a loop, the
+ * dtype's switch outside it. */
+static void widen(const void *p, xgpu_dtype dt, size_t first, size_t count, double *out) {
+    switch (dt) {
+    case XGPU_F64:
+        for (size_t i = 0; i < count; i++) {
+            out[i] = ((const double *)p)[first + i];
+        }
+        break;
+    case XGPU_I32:
+        for (size_t i = 0; i < count; i++) {
+            out[i] = ((const int32_t *)p)[first + i];
+        }
+        break;
+    case XGPU_I64:
+        for (size_t i = 0; i < count; i++) {
+            out[i] = (double)((const int64_t *)p)[first + i];
+        }
+        break;
+    case XGPU_F32:
+        for (size_t i = 0; i < count; i++) {
+            out[i] = ((const float *)p)[first + i];
+        }
+        break;
+    default:
+        for (size_t i = 0; i < count; i++) {
+            out[i] = get(p, dt, first + i);
+        }
+        break;
+    }
+}
+
 void xgpu__tune_problem_free(xgpu__tune_problem *p) {
     for (int i = 0; i < 3; i++) {
         xgpu_buffer_release(p->buf[i]);
@@ -116,7 +148,7 @@ static void reference_row(size_t n, double av, const double *restrict b,
 
 /* C = A B in double, with sum |a||b| per element for the tolerance; each
  * element sums over k in order. The inputs are widened to double first
- * (a dtype switch per product made n = 1024 take 7 s; now about 1). */
+ * (widen: a dtype switch per product made n = 1024 take 7 s; now about 1). */
 static xgpu_status gemm_reference(xgpu__tune_problem *p) {
     const size_t n = p->n, nn = n * n;
     double *ref = calloc(nn, sizeof *ref), *scale = calloc(nn, sizeof *scale);
@@ -131,9 +163,9 @@ static xgpu_status gemm_reference(xgpu__tune_problem *p) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY,
                           "xgpu_tune: no memory for the GEMM reference");
     }
+    widen(p->in[0], p->dtype, 0, nn, a);
+    widen(p->in[1], p->dtype, 0, nn, b);
     for (size_t i = 0; i < nn; i++) {
-        a[i] = get(p->in[0], p->dtype, i);
-        b[i] = get(p->in[1], p->dtype, i);
         b_abs[i] = absd(b[i]);
     }
     for (size_t i0 = 0; i0 < n; i0 += REFERENCE_ROWS) {
@@ -159,19 +191,26 @@ static xgpu_status gemm_reference(xgpu__tune_problem *p) {
                                "xgpu_tune: no memory for the GEMM result");
 }
 
+/* Elements reduce_reference widens at a time. */
+#define REFERENCE_BLOCK 4096
+
 /* The sum (long double), maximum and first index of the maximum. */
 static xgpu_status reduce_reference(xgpu__tune_problem *p) {
     const void *x = p->in[0];
     long double sum = 0, abs_sum = 0;
     double max = -INFINITY;
     size_t at = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        double v = get(x, p->dtype, i);
-        sum += v;
-        abs_sum += absd(v);
-        if (v > max) {
-            max = v;
-            at = i;
+    double v[REFERENCE_BLOCK];
+    for (size_t i0 = 0; i0 < p->n; i0 += REFERENCE_BLOCK) {
+        const size_t m = p->n - i0 < REFERENCE_BLOCK ? p->n - i0 : REFERENCE_BLOCK;
+        widen(x, p->dtype, i0, m, v);
+        for (size_t j = 0; j < m; j++) {
+            sum += v[j];
+            abs_sum += absd(v[j]);
+            if (v[j] > max) {
+                max = v[j];
+                at = i0 + j;
+            }
         }
     }
     free(p->in[0]);
