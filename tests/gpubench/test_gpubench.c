@@ -926,6 +926,55 @@ static void bad_sizes_and_lists_are_usage_errors(void **state) {
     free(out);
 }
 
+/* The note of the row named by bench, impl and shape in root's results
+ * ("" when there is no such row). */
+static const char *row_note(const cJSON *root, const char *bench, const char *shape) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results")) {
+        if (!strcmp(cJSON_GetObjectItem(r, "bench")->valuestring, bench) &&
+            !strcmp(cJSON_GetObjectItem(r, "impl")->valuestring, "xgpu") &&
+            !strcmp(cJSON_GetObjectItem(r, "shape")->valuestring, shape)) {
+            return cJSON_GetObjectItem(r, "note")->valuestring;
+        }
+    }
+    return "";
+}
+
+/* Under XGPU_TUNE=auto with no entry yet, the run whose first call tuned
+ * says so in the row's note ("tuned in this run"); the next run reads the
+ * stored entry and says "auto-tuned params (this device)" only. */
+static void auto_tune_in_this_run_is_noted(void **state) {
+    (void)state;
+    char name[256];
+    if (!opencl_device_name(name, sizeof name)) {
+        skip();
+    }
+    fake_clpeak(name, "20");
+    remove("gb-auto-tune.json");
+    static const struct {
+        const char *args, *bench, *shape;
+    } cases[] = {{"-b gemm --dtype f32 --size 256", "gemm", "256x256x256"},
+                 {"-b reduce --dtype f32 --size 1", "reduce", "1 MiB"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int run = 0; run < 2; run++) {
+            char cmd[1024];
+            snprintf(cmd, sizeof cmd,
+                     "PATH=\"$PWD/gb-fakebin:$PATH\" XGPU_TUNE=auto XGPU_TUNE_BUDGET_S=0.5 "
+                     "XGPU_TUNE_DB=gb-auto-tune.json %s %s --reps 3 --json gb-auto.json",
+                     GPUBENCH, cases[i].args);
+            cJSON *root = run_json(cmd, "gb-auto.json");
+            const char *note = row_note(root, cases[i].bench, cases[i].shape);
+            bool now = strstr(note, "tuned in this run") != NULL;
+            if (!strstr(note, "auto-tuned params (this device") || now != (run == 0)) {
+                fail_msg("%s, run %d: note \"%s\" (want %s)", cases[i].args, run + 1, note,
+                         run == 0 ? "tuned in this run" : "the stored auto-tuned entry");
+            }
+            cJSON_Delete(root);
+        }
+    }
+    remove("gb-auto-tune.json");
+}
+
 /* gpubench tune: usage errors name the bad value; a short real tune
  * stores a record that gpubench then uses and says so. */
 static void tune_command(void **state) {
@@ -1050,6 +1099,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(transfer_cases_share_rounds),
         cmocka_unit_test(bad_sizes_and_lists_are_usage_errors),
         cmocka_unit_test(tune_command),
+        cmocka_unit_test(auto_tune_in_this_run_is_noted),
         cmocka_unit_test(unwritable_destination_is_found_first),
         cmocka_unit_test(result_files_are_replaced_atomically),
         cmocka_unit_test(interrupted_run_leaves_the_old_file),

@@ -35,6 +35,9 @@ typedef struct gb_result {
     double rate;
     double pct_peak; /* < 0: unknown */
     double first_s;  /* the warm-up run: builds and first-launch costs */
+    /* gb_note_tune_before found no XGPU_TUNE=auto entry for the row's
+     * kernel before its first call (false: not asked, or one was there). */
+    bool auto_entry_missing;
     bool verified;
     double max_rel_err;
     char note[512];

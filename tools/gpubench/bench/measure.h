@@ -59,9 +59,16 @@ void gb_set_bandwidth(const gb_env *env, gb_result *r, double bytes);
 gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *dtype,
                   const char *shape, double size);
 /* Appends to r's note where the library call took its parameters from:
- * "tuned params (this device)" or "built-in params". */
+ * "tuned params (this device)" or "built-in params"; "auto-tuned params
+ * (this device, tuned in this run)" when gb_note_tune_before found no
+ * auto-tuned entry before the row's first call. */
 void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                     size_t size);
+/* Before the row's first call of the kernel: whether the lookup's choice
+ * is an XGPU_TUNE=auto entry yet (a tune at first use runs inside that
+ * call; the lookup itself never tunes). */
+void gb_note_tune_before(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
+                         size_t size);
 
 /* case_telemetry.c: starts sampling d (NULL: nothing); gb_telemetry_end stops
  * it and puts the summary on each row whose stats are one of the n in sts

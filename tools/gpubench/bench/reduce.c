@@ -261,6 +261,13 @@ static bool add_case(gb_env *env, size_run *z, int k, double bytes, gb_timed *t)
     if (k == CASE_COPY) {
         *t = (gb_timed){.fn = run_copy, .arg = &z->copy, .st = &r->t, .first_s = &r->first_s};
     } else {
+        /* As size_notes names the kernel; a tune at first use runs in the
+         * case's first run. */
+        gb_note_tune_before(env, r,
+                            k == CASE_SUM      ? "sum"
+                            : k == CASE_ARGMAX ? "argmax"
+                                               : "minmax",
+                            k == CASE_SUM ? dt : XGPU_F32, (size_t)bytes);
         *t = (gb_timed){.fn = run_reduce, .arg = &z->red[k], .st = &r->t, .first_s = &r->first_s};
     }
     return true;

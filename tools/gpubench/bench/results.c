@@ -88,6 +88,14 @@ static const char *fit_words(int32_t fit) {
     }
 }
 
+void gb_note_tune_before(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
+                         size_t size) {
+    xgpu_tune_choice c;
+    if (r && xgpu_tune_lookup(env->ctx, kernel, dtype, size, &c) == XGPU_SUCCESS) {
+        r->auto_entry_missing = c.origin != XGPU_TUNE_ORIGIN_AUTO;
+    }
+}
+
 void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                     size_t size) {
     xgpu_tune_choice c;
@@ -112,6 +120,9 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
                      : "");
     } else if (c.stale) {
         snprintf(what, sizeof what, "%s params (this device, stale: re-tune)", tuned);
+    } else if (c.origin == XGPU_TUNE_ORIGIN_AUTO && r->auto_entry_missing) {
+        /* The entry came from a tune inside this run's first call. */
+        snprintf(what, sizeof what, "auto-tuned params (%s, tuned in this run)", fit_words(c.fit));
     } else {
         snprintf(what, sizeof what, "%s params (%s%s)", tuned, fit_words(c.fit),
                  c.shipped ? ", built-in entry" : "");
