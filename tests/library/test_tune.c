@@ -157,6 +157,21 @@ static void tune_resumes(void **state) {
     XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &o, &fresh));
     assert_int_equal(fresh.resumed, 0);
     assert_true(fresh.measured >= 1);
+    /* A budget spent before the first candidate (making the problem
+     * counts) still measures a new candidate each tune: a resumed record
+     * does not stop at its built-in. */
+    forget_db();
+    xgpu_tune_options tiny = quick(1);
+    tiny.seconds = 1e-6;
+    xgpu_tune_summary t1, t2;
+    XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &tiny, &t1));
+    XT_OK(xgpu_tune(xt.queue, "stream", XGPU_F32, &tiny, &t2));
+    assert_true(t1.measured >= 1);
+    assert_true(t2.resumed >= 1);
+    if (t2.measured < 1) {
+        fail_msg("a second tune of a 1 us budget measured nothing new (%u resumed)", t2.resumed);
+    }
+    assert_no_repeated_candidates();
 }
 
 static void gemm_tuned_is_right(void **state) {

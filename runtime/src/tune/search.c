@@ -177,6 +177,7 @@ typedef struct search {
     xgpu_tune_summary *sum;
     xgpu__tune_values queue[CANDIDATES_MAX];
     size_t queued, next;
+    size_t fresh; /* candidates measured by this call (not resumed) */
     double start;
 } search;
 
@@ -344,6 +345,7 @@ static xgpu_status measure(search *s, const xgpu__tune_values *v, bool is_defaul
                   status, why);
     }
     s->sum->measured++;
+    s->fresh++;
     if (!record_try(&s->rec, params, rate, status)) {
         return xgpu__fail(XGPU_ERROR_OUT_OF_HOST_MEMORY, "xgpu_tune: out of memory");
     }
@@ -535,10 +537,11 @@ xgpu_status xgpu__tune_class_search(xgpu_queue *queue, xgpu__tune_kernel_id id, 
     enqueue(&s, list, xgpu__tune_candidates(id, dtype, info, list, CANDIDATES_MAX));
     double budget = opt->seconds > 0 ? opt->seconds : DEFAULT_SECONDS;
     sum->size[cls] = s.rec.size;
-    /* The first candidate, the built-in, runs whatever the budget: a tune
-     * always stores a verified best (making the problem and loading the
-     * database may already have spent a short budget). */
-    while (st == XGPU_SUCCESS && (s.next == 0 || now_s() - s.start < budget) &&
+    /* Until one candidate is measured, whatever the budget (making the
+     * problem may spend a short one): a fresh tune always stores a
+     * verified best, and a resumed one, whose built-in comes from the
+     * record, still goes on by one candidate. */
+    while (st == XGPU_SUCCESS && (s.fresh == 0 || now_s() - s.start < budget) &&
            s.rec.ntried < XGPU__TUNE_TRIED_MAX) {
         if (s.next == s.queued) {
             /* The list is done: neighbours of the best so far. */
