@@ -511,7 +511,10 @@ static cJSON *run_json(const char *cmd, const char *path) {
 static void clpeak_ratio_noted(const cJSON *sum, double gbs) {
     const char *note = cJSON_GetObjectItem(sum, "note")->valuestring;
     const cJSON *rate = cJSON_GetObjectItem(sum, "gbs");
-    if (gbs <= 0 || !cJSON_IsNumber(rate)) {
+    if (!cJSON_IsNumber(rate)) {
+        fail_msg("the sum has no rate: note \"%s\"", note);
+    }
+    if (gbs <= 0) {
         if (strstr(note, "clpeak")) {
             fail_msg("no clpeak figure, yet the sum's note reads \"%s\"", note);
         }

@@ -6,7 +6,7 @@
  * best of ROUNDS. OpenCL devices only (float16). No result is checked:
  * this measures reads, not sums.
  * Build: cc -O2 -std=c11 -I runtime/include same-process-ab.c -L build/lib -lxgpu
- * (MiB a power of two and a group of at most 8192: every load is in range)
+ * (the group must divide the MiB x 1024 work-items: every element is read once)
  * Usage: ab [MiB, default 256] [rounds, default 9, at most 64] [group, default 256] */
 #define _GNU_SOURCE
 #include <xgpu.h>
@@ -40,7 +40,7 @@ static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-#define CK(c)                                                                                      \
+#define CK_OR_RETURN(c)                                                                            \
     do {                                                                                           \
         if ((c) != XGPU_SUCCESS) {                                                                 \
             fprintf(stderr, "%s: %s\n", #c, xgpu_last_error()->message);                           \
@@ -60,22 +60,30 @@ int main(int argc, char **argv) {
     xgpu_context *ctx;
     xgpu_queue *q;
     xgpu_buffer *in, *out, *part;
-    CK(xgpu_device_get(0, &dev));
-    CK(xgpu_context_create(dev, &ctx));
-    CK(xgpu_queue_create(ctx, &q));
-    CK(xgpu_buffer_create(ctx, bytes, &in));
-    CK(xgpu_buffer_create(ctx, 8, &out));
+    CK_OR_RETURN(xgpu_device_get(0, &dev));
+    CK_OR_RETURN(xgpu_context_create(dev, &ctx));
+    CK_OR_RETURN(xgpu_queue_create(ctx, &q));
+    CK_OR_RETURN(xgpu_buffer_create(ctx, bytes, &in));
+    CK_OR_RETURN(xgpu_buffer_create(ctx, 8, &out));
     size_t items = n / 16 / 16;
-    CK(xgpu_buffer_create(ctx, items * 4, &part));
+    if (items == 0 || local == 0 || items % local != 0) {
+        fprintf(stderr, "ab: the group %zu does not divide the %zu work-items\n", local, items);
+        return 2;
+    }
+    CK_OR_RETURN(xgpu_buffer_create(ctx, items * 4, &part));
     float *h = malloc(bytes);
+    if (!h) {
+        fprintf(stderr, "ab: no host memory for %zu MiB\n", mib);
+        return 1;
+    }
     for (size_t i = 0; i < n; i++)
         h[i] = (float)(rand() % 1024) / 1024.0f;
-    CK(xgpu_buffer_write(q, in, 0, h, bytes, true, NULL));
+    CK_OR_RETURN(xgpu_buffer_write(q, in, 0, h, bytes, true, NULL));
     xgpu_program *p;
     xgpu_kernel *kl, *kg;
-    CK(xgpu_program_build(ctx, source, NULL, &p));
-    CK(xgpu_kernel_create(p, "peek_local", &kl));
-    CK(xgpu_kernel_create(p, "peek_global", &kg));
+    CK_OR_RETURN(xgpu_program_build(ctx, source, NULL, &p));
+    CK_OR_RETURN(xgpu_kernel_create(p, "peek_local", &kl));
+    CK_OR_RETURN(xgpu_kernel_create(p, "peek_global", &kg));
     xgpu_range r = xgpu_range_1d(items / local, local);
     xgpu_arg args[] = {xgpu_arg_buffer(in), xgpu_arg_buffer(part)};
     double t[3][64];
@@ -83,10 +91,10 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 3; k++) {
             double t0 = now_s();
             if (k == 0)
-                CK(xgpu_reduce(q, XGPU_REDUCE_SUM, XGPU_F32, in, 0, n, out, 0, NULL));
+                CK_OR_RETURN(xgpu_reduce(q, XGPU_REDUCE_SUM, XGPU_F32, in, 0, n, out, 0, NULL));
             else
-                CK(xgpu_launch(q, k == 1 ? kl : kg, &r, 2, args, NULL));
-            CK(xgpu_queue_finish(q));
+                CK_OR_RETURN(xgpu_launch(q, k == 1 ? kl : kg, &r, 2, args, NULL));
+            CK_OR_RETURN(xgpu_queue_finish(q));
             if (w >= 0)
                 t[k][w] = now_s() - t0;
         }

@@ -147,8 +147,10 @@ static void reference_row(size_t n, double av, const double *restrict b,
 #define REFERENCE_ROWS 16
 
 /* C = A B in double, with sum |a||b| per element for the tolerance; each
- * element sums over k in order. The inputs are widened to double first
- * (widen: a dtype switch per product made n = 1024 take 7 s; now about 1). */
+ * element sums over k in order (the scale may move by an ulp where the
+ * compiler fuses its multiply-add: it only sets the tolerance). The inputs
+ * are widened to double first (widen: a dtype switch per product made
+ * n = 1024 take 7 s; now about 1). */
 static xgpu_status gemm_reference(xgpu__tune_problem *p) {
     const size_t n = p->n, nn = n * n;
     double *ref = calloc(nn, sizeof *ref), *scale = calloc(nn, sizeof *scale);
@@ -191,8 +193,8 @@ static xgpu_status gemm_reference(xgpu__tune_problem *p) {
                                "xgpu_tune: no memory for the GEMM result");
 }
 
-/* Elements reduce_reference widens at a time. */
-#define REFERENCE_BLOCK 4096
+/* Elements reduce_reference widens at a time (4 KiB of stack). */
+#define REFERENCE_BLOCK 512
 
 /* The sum (long double), maximum and first index of the maximum. */
 static xgpu_status reduce_reference(xgpu__tune_problem *p) {

@@ -35,9 +35,12 @@ typedef struct gb_result {
     double rate;
     double pct_peak; /* < 0: unknown */
     double first_s;  /* the warm-up run: builds and first-launch costs */
-    /* gb_note_tune_before found no XGPU_TUNE=auto entry for the row's
-     * kernel before its first call (false: not asked, or one was there). */
-    bool auto_entry_missing;
+    /* The xgpu library kernel the row times, as xgpu_tune names it
+     * ("gemm", "sum", "minmax", "argmax"; a static string), NULL: none. */
+    const char *kernel;
+    /* Set by gb_note_tune_before: the lookup found no exact entry of this
+     * device before the row's first call, so XGPU_TUNE=auto may tune in it. */
+    bool exact_entry_missing;
     bool verified;
     double max_rel_err;
     char note[512];

@@ -178,7 +178,8 @@ static gb_result *xgpu_row(gb_env *env, gemm_case *g, xgpu_gemm_choice *ch, bool
     snprintf(r->c_dtype, sizeof r->c_dtype, "%s", xgpu_dtype_name(g->out));
     xgpu_gemm_desc d = make_desc(g);
     memset(ch, 0, sizeof *ch);
-    gb_note_tune_before(env, r, "gemm", s->in, g->m * g->n * g->k);
+    r->kernel = "gemm";
+    gb_note_tune_before(env, r, r->kernel, s->in, g->m * g->n * g->k);
     xgpu_status st = xgpu_gemm_choose(env->queue, &d, ch); /* an XGPU_TUNE=auto tune runs here */
     if (st == XGPU_ERROR_UNSUPPORTED) {
         /* The library or this device lacks the precision: said, not failed. */

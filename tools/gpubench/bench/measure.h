@@ -60,13 +60,14 @@ gb_result *gb_add(gb_env *env, const char *bench, const char *impl, const char *
                   const char *shape, double size);
 /* Appends to r's note where the library call took its parameters from:
  * "tuned params (this device)" or "built-in params"; "auto-tuned params
- * (this device, tuned in this run)" when gb_note_tune_before found no
- * auto-tuned entry before the row's first call. */
+ * (this device, tuned in this run)" when the entry is XGPU_TUNE=auto's
+ * and gb_note_tune_before found no exact entry before the row's first
+ * call. */
 void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                     size_t size);
-/* Before the row's first call of the kernel: whether the lookup's choice
- * is an XGPU_TUNE=auto entry yet (a tune at first use runs inside that
- * call; the lookup itself never tunes). */
+/* Before the row's first call of the kernel: whether the lookup has an
+ * exact entry of this device yet (without one, XGPU_TUNE=auto tunes
+ * inside that call; the lookup itself never tunes). */
 void gb_note_tune_before(const gb_env *env, gb_result *r, const char *kernel, xgpu_dtype dtype,
                          size_t size);
 

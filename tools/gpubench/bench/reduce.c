@@ -122,10 +122,7 @@ static void sums_against_clpeak(gb_env *env, size_t first, const clpeak_reading 
     }
     for (size_t i = first; i < env->results.count; i++) {
         gb_result *r = env->results.rows[i];
-        char sum_shape[64];
-        gb_shape_mib(sum_shape, sizeof sum_shape, "", r->size);
-        if (r == c->row || !r->verified || strcmp(r->impl, "xgpu") != 0 ||
-            strcmp(r->shape, sum_shape) != 0) {
+        if (!r->verified || !r->kernel || strcmp(r->kernel, "sum") != 0) {
             continue; /* clpeak's own row, the copy, min, max, argmax */
         }
         size_t len = strlen(r->note);
@@ -192,6 +189,9 @@ typedef struct size_run {
 } size_run;
 
 static const char *const case_names[CASES] = {"", "d2d copy", "min", "max", "argmax"};
+/* The library kernel each case times, as xgpu_tune names it (min and max
+ * share one); NULL for the copy. */
+static const char *const case_kernels[CASES] = {"sum", NULL, "minmax", "minmax", "argmax"};
 static const xgpu_reduce_op case_ops[CASES] = {XGPU_REDUCE_SUM, 0, XGPU_REDUCE_MIN, XGPU_REDUCE_MAX,
                                                XGPU_REDUCE_ARGMAX};
 
@@ -258,16 +258,12 @@ static bool add_case(gb_env *env, size_run *z, int k, double bytes, gb_timed *t)
         return false;
     }
     z->row[k] = r;
+    r->kernel = case_kernels[k];
     if (k == CASE_COPY) {
         *t = (gb_timed){.fn = run_copy, .arg = &z->copy, .st = &r->t, .first_s = &r->first_s};
     } else {
-        /* As size_notes names the kernel; a tune at first use runs in the
-         * case's first run. */
-        gb_note_tune_before(env, r,
-                            k == CASE_SUM      ? "sum"
-                            : k == CASE_ARGMAX ? "argmax"
-                                               : "minmax",
-                            k == CASE_SUM ? dt : XGPU_F32, (size_t)bytes);
+        /* A tune at first use runs in the case's first run. */
+        gb_note_tune_before(env, r, r->kernel, k == CASE_SUM ? dt : XGPU_F32, (size_t)bytes);
         *t = (gb_timed){.fn = run_reduce, .arg = &z->red[k], .st = &r->t, .first_s = &r->first_s};
     }
     return true;
@@ -364,7 +360,7 @@ static void size_notes(gb_env *env, size_run *z, const gb_result *copy) {
                  sum->rate / copy->rate, copy->rate);
     }
     if (sum && sum->verified) {
-        gb_note_params(env, sum, "sum", dt, bytes);
+        gb_note_params(env, sum, sum->kernel, dt, bytes);
     }
     for (int k = CASE_MIN; k < CASES; k++) {
         gb_result *r = z->row[k];
@@ -372,7 +368,7 @@ static void size_notes(gb_env *env, size_run *z, const gb_result *copy) {
             snprintf(r->note, sizeof r->note, "%.2fx the sum's time", r->t.median / sum->t.median);
         }
         if (r && r->verified) {
-            gb_note_params(env, r, k == CASE_ARGMAX ? "argmax" : "minmax", XGPU_F32, bytes);
+            gb_note_params(env, r, r->kernel, XGPU_F32, bytes);
         }
     }
 }

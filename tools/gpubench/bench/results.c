@@ -92,7 +92,8 @@ void gb_note_tune_before(const gb_env *env, gb_result *r, const char *kernel, xg
                          size_t size) {
     xgpu_tune_choice c;
     if (r && xgpu_tune_lookup(env->ctx, kernel, dtype, size, &c) == XGPU_SUCCESS) {
-        r->auto_entry_missing = c.origin != XGPU_TUNE_ORIGIN_AUTO;
+        /* The library's own test for a tune at first use. */
+        r->exact_entry_missing = c.fit != XGPU_TUNE_FIT_DEVICE || c.stale;
     }
 }
 
@@ -120,7 +121,8 @@ void gb_note_params(const gb_env *env, gb_result *r, const char *kernel, xgpu_dt
                      : "");
     } else if (c.stale) {
         snprintf(what, sizeof what, "%s params (this device, stale: re-tune)", tuned);
-    } else if (c.origin == XGPU_TUNE_ORIGIN_AUTO && r->auto_entry_missing) {
+    } else if (c.origin == XGPU_TUNE_ORIGIN_AUTO && c.fit == XGPU_TUNE_FIT_DEVICE &&
+               r->exact_entry_missing) {
         /* The entry came from a tune inside this run's first call. */
         snprintf(what, sizeof what, "auto-tuned params (%s, tuned in this run)", fit_words(c.fit));
     } else {
