@@ -219,7 +219,7 @@ static void xgpu_finish(gb_env *env, gemm_case *g, gb_result *r, const xgpu_gemm
                  family_name(ch->params.contiguous));
         append_note(r, "path %s, compute %s", ch->path, family);
     }
-    gb_note_params(env, r, "gemm", s->in, g->m * g->n * g->k);
+    gb_note_params(env, r, r->kernel, s->in, g->m * g->n * g->k);
 }
 
 /* The vendor library's row: a first call tells whether the library is
